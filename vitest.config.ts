@@ -9,7 +9,7 @@ export default defineConfig({
     pool: 'forks',
     // Workers are reused from file to file, with src/ and the helpers loaded once per worker. Each file
     // starts its own emulator in its own folder, and restores the working folder and environment it
-    // changes. One project: files that run main() in the worker and files that spawn bin/router share
+    // changes. One project: files that run main() in the worker and files that spawn bin/router.cjs share
     // the workers, so one file's CPU overlaps another's waiting on its children.
     isolate: false,
     // Much of a test's time is waiting (on spawned CLIs, the emulator, timers), not CPU: more workers than cores keep

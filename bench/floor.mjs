@@ -1,5 +1,5 @@
 // The one-shot's floor: one chat request made with undici by a script built as the CLI is (the bundle's
-// undici plugins, a code cache from a training call, started by a launcher like bin/launch.cjs, its
+// undici plugins, a code cache from a training call, started by a launcher like bin/router.cjs, its
 // parser compiled on V8's background threads from the start). What router adds to a one-shot call is
 // its time above this script's, not above node -e 0.
 import { writeFileSync } from 'node:fs';

@@ -9,8 +9,8 @@ const ROUNDS = 15;
 const spread = (ratios) => `spread ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`;
 
 /**
- * bin/router of the package installed from a tarball of this checkout (BENCH_BIN's, when set).
- * BENCH_INSTALLED_BIN: an installed package's bin/router already there (a before/after).
+ * bin/router.cjs of the package installed from a tarball of this checkout (BENCH_BIN's, when set).
+ * BENCH_INSTALLED_BIN: an installed package's bin/router.cjs already there (a before/after).
  */
 function installedBin() {
   if (process.env.BENCH_INSTALLED_BIN) return process.env.BENCH_INSTALLED_BIN;
@@ -22,14 +22,14 @@ function installedBin() {
   const tarball = join(packs, readdirSync(packs).find((name) => name.endsWith('.tgz')));
   const prefix = join(WORK, 'installed');
   execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', '--prefix', prefix, tarball], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const bin = join(prefix, 'node_modules', 'router-cli', 'bin', 'router');
+  const bin = join(prefix, 'node_modules', 'router-cli', 'bin', 'router.cjs');
   if (!existsSync(bin)) throw new Error(`the installed package has no ${bin}`);
   return bin;
 }
 
 /**
  * A second copy of the installed package whose build caches are of another node's version: what a user
- * whose node is not the build's runs (bin/launch.cjs then makes caches of its own, in XDG_CACHE_HOME).
+ * whose node is not the build's runs (bin/router.cjs then makes caches of its own, in XDG_CACHE_HOME).
  */
 function otherNodeBin(installed) {
   const pkg = join(dirname(installed), '..');
@@ -39,7 +39,7 @@ function otherNodeBin(installed) {
   for (const folder of [join(copy, 'dist'), join(copy, 'dist', 'cli.chunks')]) {
     for (const name of readdirSync(folder).filter((n) => n.endsWith(`.${process.version}.cache`))) renameSync(join(folder, name), join(folder, name.replace(process.version, 'v0.0.0')));
   }
-  return join(copy, 'bin', 'router');
+  return join(copy, 'bin', 'router.cjs');
 }
 
 export const installedSections = {
@@ -49,13 +49,19 @@ export const installedSections = {
     const other = otherNodeBin(installed);
     const otherEnv = { ...env, XDG_CACHE_HOME: join(WORK, 'other-node-cache') };
     rmSync(otherEnv.XDG_CACHE_HOME, { recursive: true, force: true });
+    // A newcomer's one-shot keeps its ledger line and conversation (logging is on by default): HOME
+    // alone places them, as for a user, in a folder of the bench's own.
+    const loggedEnv = { ...env, HOME: join(WORK, 'logged-home') };
+    for (const name of ['ROUTER_NO_LOG', 'ROUTER_STATE_DIR', 'ROUTER_CONFIG_DIR', 'XDG_STATE_HOME', 'XDG_CONFIG_HOME', 'XDG_CACHE_HOME']) delete loggedEnv[name];
+    rmSync(loggedEnv.HOME, { recursive: true, force: true });
+    mkdirSync(loggedEnv.HOME, { recursive: true });
     const otherChat = [];
     const otherFirst = (await timed(process.execPath, [other, 'chat', '--model', 'local/echo', 'hi'], { env: otherEnv })).ms;
     const chat = ['chat', '--model', 'local/echo', 'hi'];
-    const node = [], checkout = [], pkg = [], pkgHelp = [], help = [], pkgModels = [];
-    const cpu = { node: [], pkg: [], pkgModels: [], before: [] };
-    const faults = { node: [], pkg: [], before: [] };
-    // BENCH_BEFORE_INSTALLED_BIN: another build's installed bin/router, timed in the same rounds (a before/after).
+    const node = [], checkout = [], pkg = [], pkgLogged = [], pkgHelp = [], help = [], pkgModels = [];
+    const cpu = { node: [], pkg: [], pkgLogged: [], pkgModels: [], before: [] };
+    const faults = { node: [], pkg: [], pkgLogged: [], before: [] };
+    // BENCH_BEFORE_INSTALLED_BIN: another build's installed bin/router.cjs, timed in the same rounds (a before/after).
     const before = process.env.BENCH_BEFORE_INSTALLED_BIN;
     const beforeChat = [];
     const time = async (list, cpuList, args, opts, faultList) => {
@@ -68,6 +74,7 @@ export const installedSections = {
       await time(node, cpu.node, ['-e', '0'], undefined, faults.node);
       await time(checkout, undefined, [BIN, ...chat], { env });
       await time(pkg, cpu.pkg, [installed, ...chat], { env }, faults.pkg);
+      await time(pkgLogged, cpu.pkgLogged, [installed, ...chat], { env: loggedEnv }, faults.pkgLogged);
       await time(help, undefined, [BIN, 'chat', '--help']);
       await time(pkgHelp, undefined, [installed, 'chat', '--help']);
       // A command besides chat: its code in chunks of its own (scripts/bundle-split.mjs), read when it runs.
@@ -83,6 +90,7 @@ export const installedSections = {
     report('the checkout\'s one-shot router chat / node -e 0', `${checkoutVsNode.toFixed(2)}x (${median(checkout).toFixed(0)} ms; ${spread(checkout.map((c, i) => c / node[i]))})`, '<= 1.35x', checkoutVsNode <= 1.35);
     report('  installed one-shot chat, CPU time (user+sys) / node -e 0\'s', `${(median(cpu.pkg) / median(cpu.node)).toFixed(2)}x (${median(cpu.pkg).toFixed(0)} vs ${median(cpu.node).toFixed(0)} ms)`, 'info');
     report('  installed one-shot chat, minor page faults / node -e 0\'s', `${(median(faults.pkg) / median(faults.node)).toFixed(2)}x (${median(faults.pkg)} vs ${median(faults.node)})`, 'info');
+    report('  installed one-shot chat logged (the default), HOME alone / node -e 0', `${(median(pkgLogged) / median(node)).toFixed(2)}x (${median(pkgLogged).toFixed(0)} ms; ${spread(pkgLogged.map((p, i) => p / node[i]))}; CPU ${(median(cpu.pkgLogged) / median(cpu.node)).toFixed(2)}x; page faults ${median(faults.pkgLogged)})`, 'info');
     report('  installed router models / node -e 0', `${(median(pkgModels) / median(node)).toFixed(2)}x (${spread(pkgModels.map((m, i) => m / node[i]))}; CPU ${(median(cpu.pkgModels) / median(cpu.node)).toFixed(2)}x)`, 'info');
     if (before) {
       const r = median(pkg) / median(beforeChat);

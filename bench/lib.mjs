@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 // BENCH_BIN: another build's launcher (a checkout of an older commit), for a before/after in the same rows.
-export const BIN = process.env.BENCH_BIN ?? join(ROOT, 'bin', 'router');
+export const BIN = process.env.BENCH_BIN ?? join(ROOT, 'bin', 'router.cjs');
 export const WORK = mkdtempSync(join(tmpdir(), 'router-bench-'));
 // NODE_EXTRA_CA_CERTS makes every node process parse that file as it starts: on a machine where it names
 // the system's whole bundle (144 certificates on the bench's VM) `node -e 0` costs ~413 M instructions

@@ -176,7 +176,7 @@ function bareNodeReader(url, key, body) {
 
 /**
  * The best bare undici reader: dispatch() with a raw handler (no body stream, nothing parsed), under the
- * flag the launcher sets (bin/launch.cjs): the floor of the CLI's own transport.
+ * flag the launcher sets (bin/router.cjs): the floor of the CLI's own transport.
  */
 function bareUndiciReader(url, key, body) {
   const undici = JSON.stringify(`${ROOT}/node_modules/undici`);

@@ -30,7 +30,7 @@ await build({
   tsconfig: 'tsconfig.json',
   logLevel: 'warning',
   // This build's id, first line of every file: scripts/bundle.mjs writes it into the bundles made from
-  // these modules, and bin/launch.cjs runs a bundle only when its id is the modules' (file times do not
+  // these modules, and bin/router.cjs runs a bundle only when its id is the modules' (file times do not
   // survive npm pack and install; a bare tsc since the build writes modules without it).
   banner: { js: `/* router build ${randomBytes(8).toString('hex')} */` },
 });

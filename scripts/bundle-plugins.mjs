@@ -177,7 +177,7 @@ function warmParser() {
 
 /**
  * What the bundle leaves out: code that no command started from it runs. The emulator (`router
- * serve` starts from the modules: bin/router), and of @inquirer/prompts the editor prompt, which
+ * serve` starts from the modules: bin/router.cjs), and of @inquirer/prompts the editor prompt, which
  * brings iconv-lite and chardet. About 1 MB less to read and hold at every start.
  */
 function leaner() {
@@ -203,7 +203,7 @@ function leaner() {
         }));
       }
       b.onResolve({ filter: /[\\/]emulator[\\/].+\.js$/ }, (args) => (args.importer.includes(`${join(dist, 'cli')}`) ? { path: args.path, namespace: 'leaner-emulator' } : undefined));
-      b.onLoad({ filter: /.*/, namespace: 'leaner-emulator' }, () => ({ loader: 'js', contents: `throw new Error('the emulator is not in the CLI bundle: router serve starts from the modules (bin/router)');` }));
+      b.onLoad({ filter: /.*/, namespace: 'leaner-emulator' }, () => ({ loader: 'js', contents: `throw new Error('the emulator is not in the CLI bundle: router serve starts from the modules (bin/router.cjs)');` }));
     },
   };
 }

@@ -2,7 +2,7 @@
 // (ES modules), each made CommonJS, a function of (exports, require, module, __filename, __dirname,
 // __bundleUrl). The chunks a one-shot chat loads go in one script, the pack (dist/cli.bundle.cjs, one
 // file read, one code cache); every other chunk is a file of its own under dist/cli.chunks/, read and
-// compiled only by the run that loads it (a command's, a flag's). bin/launch.cjs links them.
+// compiled only by the run that loads it (a command's, a flag's). bin/router.cjs links them.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -40,7 +40,7 @@ export async function splitBundle({ entry, external, plugins }) {
   const chunks = new Map();
   for (const file of result.outputFiles) {
     if (!file.path.endsWith('.js')) continue;
-    // Every import (static, or import() made a require()) becomes a require of "./name": bin/launch.cjs
+    // Every import (static, or import() made a require()) becomes a require of "./name": bin/router.cjs
     // hands each chunk a require that finds chunks by that name and anything else as node would.
     const { code } = await transform(file.text, { format: 'cjs', target: 'node20', charset: 'ascii', minifyWhitespace: true, minifySyntax: true, supported: { 'dynamic-import': false }, logLevel: 'warning' });
     // A CommonJS package imported with import() (@inquirer/prompts, ajv) is a chunk whose one export is
@@ -93,7 +93,7 @@ function chunkNow(code) {
 
 /**
  * The pack: one function expression that hands each chunk of `names` to its argument, `define(name,
- * fn)`, uncalled. It starts with the build id, as bin/launch.cjs reads it.
+ * fn)`, uncalled. It starts with the build id, as bin/router.cjs reads it.
  */
 export function packChunks(id, chunks, names) {
   const parts = [`/* router ${id} */ (function (define) {`];

@@ -106,12 +106,12 @@ export function noHeaderTree() {
   };
 }
 
-/** The file beside the bundle that holds undici's parser with SIMD (parserFile()); bin/launch.cjs reads it too. */
+/** The file beside the bundle that holds undici's parser with SIMD (parserFile()); bin/router.cjs reads it too. */
 export const PARSER_FILE = 'llhttp-simd.wasm';
 
 /**
  * undici's HTTP parser with SIMD (llhttp: 50 KB of WebAssembly, which undici keeps as base64) read
- * from PARSER_FILE, written to `dir` beside the bundle: bin/launch.cjs has V8 compile those bytes on
+ * from PARSER_FILE, written to `dir` beside the bundle: bin/router.cjs has V8 compile those bytes on
  * its background threads while the bundle loads, and undici's own compile of the same bytes, at the
  * first connection, takes the module V8 made. Nor is the base64 decoded at each start.
  */

@@ -1,8 +1,8 @@
 // Bundles the CLI (dist/cli/main.js and what it loads) in chunks (scripts/bundle-split.mjs): what a
 // one-shot chat runs in one script, dist/cli.bundle.cjs, the rest under dist/cli.chunks/; and records
 // V8's compiled code for each from training calls (dist/cli.bundle.<id>.<node>.cache, and a .cache
-// beside a chunk): bin/router then starts from one file and skips most parsing and compiling. Should
-// the bundle or its training fail, there is no bundle and bin/router loads the modules. See docs/architecture.md.
+// beside a chunk): bin/router.cjs then starts from one file and skips most parsing and compiling. Should
+// the bundle or its training fail, there is no bundle and bin/router.cjs loads the modules. See docs/architecture.md.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
@@ -15,7 +15,7 @@ import { cliPlugins } from './bundle-plugins.mjs';
 import { ENTRY, lazyImports, packChunks, splitBundle, topLevelOnly, writeChunks } from './bundle-split.mjs';
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
-const bin = fileURLToPath(new URL('../bin/router', import.meta.url));
+const bin = fileURLToPath(new URL('../bin/router.cjs', import.meta.url));
 const bundle = join(dist, 'cli.bundle.cjs');
 const chunks = join(dist, 'cli.chunks');
 const removeBundle = () => {
@@ -24,7 +24,7 @@ const removeBundle = () => {
 };
 removeBundle();
 
-// The build id scripts/build-js.mjs wrote atop the modules: bin/launch.cjs runs a bundle only when its
+// The build id scripts/build-js.mjs wrote atop the modules: bin/router.cjs runs a bundle only when its
 // id is the modules' (a bare tsc since writes modules without one). It also names the bundle's code
 // cache: V8 itself checks only that the source has the length the cache was made from.
 const buildId = (file) => /^\/\* router build (\w+) \*\//.exec(readFileSync(file, 'latin1'))?.[1];
@@ -39,7 +39,7 @@ let split = await splitBundle({
   plugins: cliPlugins(),
 });
 // `router --version` and the root help off a terminal (src/cli/quick.ts) as one CommonJS script: from
-// it bin/router answers without starting node's ES module loader (~5 ms). What quick.ts loads only
+// it bin/router.cjs answers without starting node's ES module loader (~5 ms). What quick.ts loads only
 // when it cannot answer by itself (main, the error report) stays a module, imported then.
 const quick = join(dist, 'cli', 'quick.cjs');
 rmSync(quick, { force: true });
@@ -56,7 +56,7 @@ await build({
   banner: { js: `/* router ${buildId(join(dist, 'cli', 'quick.js'))} */ var __quickUrl = require('node:url').pathToFileURL(__filename).href;` },
 });
 
-/** No bundle, and why: bin/router loads the modules instead. */
+/** No bundle, and why: bin/router.cjs loads the modules instead. */
 function withoutBundle(why) {
   removeBundle();
   process.stderr.write(`warning: ${why}: router will load its modules at each start (slower)\n`);
@@ -65,7 +65,7 @@ function withoutBundle(why) {
 // The training calls: a one-shot streamed chat against the emulator, as `router chat` runs most often.
 // The first, with every chunk but the entry a file, finds under V8's coverage the chunks of which it
 // runs only the top level: their imports become lazy (lazyImports()). The second finds the chunks
-// it still loads (bin/launch.cjs writes each one's code cache when training); those go in the pack,
+// it still loads (bin/router.cjs writes each one's code cache when training); those go in the pack,
 // and the third records the pack's code cache.
 const home = mkdtempSync(join(tmpdir(), 'router-bundle-'));
 const { startEmulator } = await import(pathToFileURL(join(dist, 'emulator/server.js')).href);
@@ -139,6 +139,6 @@ try {
 }
 // A fresh start must take the cache, or every call would compile the whole bundle again.
 if (trained) {
-  const taken = execFileSync(process.execPath, ['-e', `process.stdout.write(String(require(${JSON.stringify(join(dist, '../bin/launch.cjs'))}).loadBundle()?.script.cachedDataRejected))`], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+  const taken = execFileSync(process.execPath, ['-e', `process.stdout.write(String(require(${JSON.stringify(join(dist, '../bin/router.cjs'))}).loadBundle()?.script.cachedDataRejected))`], { encoding: 'utf8', env: { PATH: process.env.PATH } });
   if (taken !== 'false') withoutBundle(`V8 did not take the code cache of the CLI bundle (rejected: ${taken})`);
 }

@@ -6,7 +6,7 @@ import { join, dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'router');
+const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'router.cjs');
 
 /** A word as a shell reads it back: bare when it holds nothing a shell would take, else single-quoted. */
 const shellWord = (word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);

@@ -6,6 +6,6 @@ import { fileURLToPath } from 'node:url';
 
 const file = fileURLToPath(new URL('../dist/cli/root-help.txt', import.meta.url));
 rmSync(file, { force: true });
-const text = execFileSync(process.execPath, [fileURLToPath(new URL('../bin/router', import.meta.url)), '--help'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+const text = execFileSync(process.execPath, [fileURLToPath(new URL('../bin/router.cjs', import.meta.url)), '--help'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
 const id = /^\/\* router build \w+ \*\/\n/.exec(readFileSync(fileURLToPath(new URL('../dist/cli/main.js', import.meta.url)), 'latin1'))?.[0];
 if (id) writeFileSync(file, id + text);

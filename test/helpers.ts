@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { startCliEnv, type CliEnv } from './support/cli-env.js';
 import { waitBound } from './support/until.js';
 
-export const BIN = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', 'bin', 'router');
+export const BIN = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', 'bin', 'router.cjs');
 
 export interface RunResult {
   code: number | null;
@@ -27,7 +27,7 @@ export interface RunOptions {
 
 export const STACK_FRAME = /^\s+at .+(:\d+:\d+\)?|\(node:.+\))$/m;
 
-/** Spawns the real `bin/router` with stdin closed (or fed `input`). */
+/** Spawns the real `bin/router.cjs` with stdin closed (or fed `input`). */
 export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
     const inherited = { ...process.env };

@@ -34,7 +34,7 @@ function renderedHelp(): string | undefined {
 }
 
 /**
- * `router --version` and, off a terminal, `router --help`, which bin/router sends here: answered
+ * `router --version` and, off a terminal, `router --help`, which bin/router.cjs sends here: answered
  * without loading the command tree (a bare node start). Anything else goes to main.
  */
 export async function main(argv: string[]): Promise<number> {

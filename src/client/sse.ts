@@ -17,7 +17,10 @@ const LINE_END = /\r\n|\r|\n/g;
  * Chunk boundaries may fall anywhere, including inside a UTF-8 sequence or a CRLF pair.
  */
 export class SSEDecoder {
-  private readonly text = new TextDecoder('utf-8');
+  /** The bytes of a character the last chunk ended inside of: decoded with the next one's. */
+  private carry: Buffer | undefined;
+  /** No text decoded yet: a byte order mark that starts it is dropped, as TextDecoder does. */
+  private first = true;
   /** The unfinished line, in the pieces it arrived in (joined once it ends: linear in its length). */
   private pending: string[] = [];
   private pendingLength = 0;
@@ -29,15 +32,33 @@ export class SSEDecoder {
   private id: string | undefined;
 
   push(chunk: Uint8Array | string): SSEEvent[] {
-    const s = typeof chunk === 'string' ? chunk : this.text.decode(chunk, { stream: true });
+    const s = typeof chunk === 'string' ? chunk : this.decode(chunk, false);
     return this.feed(s, false);
   }
 
   end(): SSEEvent[] {
-    const out = this.feed(this.text.decode(), true);
+    const out = this.feed(this.decode(undefined, true), true);
     const last = this.line('');
     if (last) out.push(last);
     return out;
+  }
+
+  /**
+   * UTF-8 text of the bytes so far, as TextDecoder's streaming decode gives it (invalid bytes become
+   * U+FFFD): the stream is only cut before a byte that starts a character, where decoding each part is
+   * decoding the whole. Buffer's decoding, not TextDecoder: its class costs a one-shot chat its load.
+   */
+  private decode(chunk: Uint8Array | undefined, final: boolean): string {
+    let bytes = chunk ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) : Buffer.alloc(0);
+    if (this.carry) bytes = Buffer.concat([this.carry, bytes]);
+    const end = final ? bytes.length : wholeCharacters(bytes);
+    this.carry = end < bytes.length ? Buffer.from(bytes.subarray(end)) : undefined;
+    let text = bytes.toString('utf8', 0, end);
+    if (this.first && text) {
+      this.first = false;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    return text;
   }
 
   private feed(s: string, final: boolean): SSEEvent[] {
@@ -109,6 +130,17 @@ export class SSEDecoder {
     else if (field === 'id') this.id = value;
     return undefined;
   }
+}
+
+/** How many of the bytes end with a whole character: all, unless the last (at most 3) start one that needs more. */
+function wholeCharacters(bytes: Buffer): number {
+  for (let i = bytes.length - 1; i >= 0 && i >= bytes.length - 3; i--) {
+    const b = bytes[i]!;
+    if ((b & 0xc0) === 0x80) continue; // a continuation byte: its character starts before it
+    const size = b < 0xc0 ? 1 : b < 0xe0 ? 2 : b < 0xf0 ? 3 : 4;
+    return bytes.length - i < size ? i : bytes.length;
+  }
+  return bytes.length;
 }
 
 /** Parses a whole event-stream body into events. */

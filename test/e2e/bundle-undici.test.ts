@@ -57,7 +57,7 @@ describe('undici in the CLI bundle', () => {
   it('reads the parser with SIMD from the file beside the bundle, the bytes undici keeps as base64 (parserFile)', () => {
     expect(pack()).toContain('"llhttp-simd.wasm"');
     const undiciParser = createRequire(join(ROOT, 'package.json'))('undici/lib/llhttp/llhttp_simd-wasm.js') as Buffer;
-    // The same bytes: V8 keeps one module per bytes, so the one bin/launch.cjs compiles is undici's.
+    // The same bytes: V8 keeps one module per bytes, so the one bin/router.cjs compiles is undici's.
     expect(readFileSync(join(ROOT, 'dist', 'llhttp-simd.wasm')).equals(undiciParser)).toBe(true);
   });
 
@@ -69,7 +69,7 @@ describe('undici in the CLI bundle', () => {
       cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
       symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
       rmSync(join(copy, 'dist', 'llhttp-simd.wasm'));
-      const run = promisify(execFile)(process.execPath, [join(copy, 'bin', 'router'), 'chat', '--model', 'local/echo', 'no parser file'], { encoding: 'utf8', env: { ...process.env, ...t.env, ROUTER_TRACE_START: '1', ROUTER_NO_LOG: '1' } });
+      const run = promisify(execFile)(process.execPath, [join(copy, 'bin', 'router.cjs'), 'chat', '--model', 'local/echo', 'no parser file'], { encoding: 'utf8', env: { ...process.env, ...t.env, ROUTER_TRACE_START: '1', ROUTER_NO_LOG: '1' } });
       run.child.stdin!.end(); // no prompt on stdin
       const r = await run;
       expect(r.stdout).toBe('no parser file\n');

@@ -12,9 +12,9 @@ import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
 const ROOT = resolve(BIN, '..', '..');
 const require = createRequire(import.meta.url);
 
-/** What loadBundle() of a checkout's bin/launch.cjs gives, seen from a fresh node. */
+/** What loadBundle() of a checkout's bin/router.cjs gives, seen from a fresh node. */
 function loadBundle(root: string): { main: string; rejected: boolean | null } {
-  const code = `const b = require(${JSON.stringify(join(root, 'bin', 'launch.cjs'))}).loadBundle();
+  const code = `const b = require(${JSON.stringify(join(root, 'bin', 'router.cjs'))}).loadBundle();
     process.stdout.write(JSON.stringify({ main: typeof b?.main, rejected: b ? b.script.cachedDataRejected : null }));`;
   return JSON.parse(execFileSync(process.execPath, ['-e', code], { encoding: 'utf8', env: { PATH: process.env.PATH } }));
 }
@@ -28,7 +28,7 @@ function copyCheckout(copy: string): string {
   return copy;
 }
 
-describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
+describe('the CLI bundle (scripts/bundle.mjs, bin/router.cjs)', () => {
   let t: TestEnv;
   let dir: string;
   beforeAll(async () => {
@@ -40,7 +40,7 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('is what bin/router runs, from a code cache a fresh node takes', () => {
+  it('is what bin/router.cjs runs, from a code cache a fresh node takes', () => {
     expect(loadBundle(ROOT)).toEqual({ main: 'function', rejected: false });
   });
 
@@ -76,7 +76,7 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     expect(loaded.some((line) => /^router: loaded models-\w+\.js and its code cache$/.test(line))).toBe(true);
     const copy = copyCheckout(join(dir, 'checkout-chunks'));
     const chunk = join(copy, 'dist', 'cli.chunks', readdirSync(join(copy, 'dist', 'cli.chunks')).find((name) => /^models-\w+\.cjs$/.test(name))!);
-    const models2 = () => promisify(execFile)(process.execPath, [join(copy, 'bin', 'router'), 'models'], { encoding: 'utf8', env: { ...process.env, ...t.env } }).then(() => ({ code: 0, stderr: '' }), (err: { code: number; stderr: string }) => err);
+    const models2 = () => promisify(execFile)(process.execPath, [join(copy, 'bin', 'router.cjs'), 'models'], { encoding: 'utf8', env: { ...process.env, ...t.env } }).then(() => ({ code: 0, stderr: '' }), (err: { code: number; stderr: string }) => err);
     writeFileSync(chunk, readFileSync(chunk, 'latin1').replace(/^\/\* router \w+ \*\//, '/* router 0000 */'), 'latin1');
     const stale = await models2();
     expect(stale.code).toBe(1);
@@ -113,10 +113,13 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     expect(effects).toEqual([]);
   });
 
-  it('runs a one-shot chat without loading what the CLI defers: HTTP/2, child processes, crypto, node:module', async () => {
+  it('runs a one-shot chat without loading what the CLI defers: HTTP/2, child processes, crypto, node:module; no TextDecoder', async () => {
     const preload = join(dir, 'modules.cjs');
     const list = join(dir, 'modules.json');
-    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(process.moduleLoadList)));`);
+    // TextDecoder's module is loaded by node itself: its class, taken, says so on stderr.
+    const told = `const d = Object.getOwnPropertyDescriptor(globalThis, 'TextDecoder');
+Object.defineProperty(globalThis, 'TextDecoder', { configurable: true, get() { process.stderr.write('TextDecoder taken\\n'); return d.get ? d.get.call(this) : d.value; } });`;
+    writeFileSync(preload, `${told}\nprocess.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(process.moduleLoadList)));`);
     const r = await t.run(['chat', '--model', 'local/echo', 'hi there'], { env: { NODE_OPTIONS: `--require ${preload}`, ROUTER_NO_LOG: '1' } });
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('hi there\n');
@@ -255,7 +258,7 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     // A bare tsc since the build writes quick.js without the build id.
     const quickJs = join(copy, 'dist', 'cli', 'quick.js');
     writeFileSync(quickJs, readFileSync(quickJs, 'utf8').replace(/^\/\* router build \w+ \*\/\n/, ''));
-    const stale = execFileSync(process.execPath, [join(copy, 'bin', 'router'), '--version'], { encoding: 'utf8', env: { PATH: process.env.PATH, NODE_OPTIONS: `--require ${preload}` } });
+    const stale = execFileSync(process.execPath, [join(copy, 'bin', 'router.cjs'), '--version'], { encoding: 'utf8', env: { PATH: process.env.PATH, NODE_OPTIONS: `--require ${preload}` } });
     expect(stale).toBe(`${version}\n`);
     expect(JSON.parse(readFileSync(list, 'utf8'))).toContain('NativeModule internal/modules/esm/module_job');
   });
@@ -269,7 +272,7 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     }
     const home = join(dir, `${name}-home`);
     const run = async (args: string[], env: Record<string, string> = {}) => {
-      const call = promisify(execFile)(process.execPath, [join(copy, 'bin', 'router'), ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: home, ...t.env, XDG_CACHE_HOME: '', ROUTER_NO_LOG: '1', ROUTER_TRACE_START: '1', ...env } });
+      const call = promisify(execFile)(process.execPath, [join(copy, 'bin', 'router.cjs'), ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: home, ...t.env, XDG_CACHE_HOME: '', ROUTER_NO_LOG: '1', ROUTER_TRACE_START: '1', ...env } });
       call.child.stdin?.end();
       return call;
     };
@@ -353,7 +356,7 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     writeFileSync(mainJs, readFileSync(mainJs, 'utf8').replace(/^\/\* router build \w+ \*\/\n/, ''));
     expect(loadBundle(copy)).toEqual({ main: 'undefined', rejected: null });
     // Not a sync spawn: the emulator answers from this process.
-    const call = promisify(execFile)(process.execPath, [join(copy, 'bin', 'router'), 'chat', '--model', 'local/echo', 'from the modules'], { encoding: 'utf8', env: { ...process.env, ...t.env, ROUTER_NO_LOG: '1' } });
+    const call = promisify(execFile)(process.execPath, [join(copy, 'bin', 'router.cjs'), 'chat', '--model', 'local/echo', 'from the modules'], { encoding: 'utf8', env: { ...process.env, ...t.env, ROUTER_NO_LOG: '1' } });
     call.child.stdin?.end();
     expect((await call).stdout).toBe('from the modules\n');
   });

@@ -8,7 +8,7 @@ import { BIN } from '../helpers.js';
 import { installedPackage } from '../support/installed-package.js';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 
-/** A cache folder with nothing in it: what the trace says is the build's caches' doing, whatever this machine kept (bin/launch.cjs reads its own first). */
+/** A cache folder with nothing in it: what the trace says is the build's caches' doing, whatever this machine kept (bin/router.cjs reads its own first). */
 const NO_OWN_CACHE = join(tmpdir(), `router-no-own-cache-${process.pid}`);
 
 // Issue 46: the package users install starts as the checkout does, from the bundle and its code cache.
@@ -26,7 +26,7 @@ describe('the installed package (npm pack, npm install of the tarball)', () => {
     t = await startCliEnv();
     dir = mkdtempSync(join(tmpdir(), 'router-installed-'));
     ({ prefix, installLog } = await installedPackage(ROOT));
-    installed = join(prefix, 'node_modules', 'router-cli', 'bin', 'router');
+    installed = join(prefix, 'node_modules', 'router-cli', 'bin', 'router.cjs');
     // A pack and an install the first time for a build: minutes on a loaded machine.
   }, 240_000);
   afterAll(async () => {
@@ -134,7 +134,7 @@ describe('the installed package (npm pack, npm install of the tarball)', () => {
     cpSync(prefix, spaced, { recursive: true });
     const pkg = join(spaced, 'node_modules', 'router-cli');
     for (const args of [['config', '--help'], ['login', '--help'], ['serve', '--help']]) {
-      const { stdout } = await run(process.execPath, [join(pkg, 'bin', 'router'), ...args], { encoding: 'utf8', env: { ...process.env, ...t.env, COLUMNS: '80' } });
+      const { stdout } = await run(process.execPath, [join(pkg, 'bin', 'router.cjs'), ...args], { encoding: 'utf8', env: { ...process.env, ...t.env, COLUMNS: '80' } });
       // Was "See /tmp/…/John" at the end of a line and "Smith/prefix/…/docs/keys.md" on the next: wrapped at the space.
       const named = stdout.match(/\/[^\n]*?\/docs\/[\w-]+\.md/g)?.map((p) => p.slice(p.lastIndexOf(' /') + 1)) ?? [];
       expect(named.length, args.join(' ')).toBeGreaterThan(0);
@@ -151,7 +151,7 @@ describe('the installed package (npm pack, npm install of the tarball)', () => {
     symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
     const main = join(copy, 'dist', 'cli', 'main.js');
     writeFileSync(main, readFileSync(main, 'utf8').replace(/^\/\* router build \w+ \*\/\n/, ''));
-    const r = spawnSync(process.execPath, [join(copy, 'bin', 'router'), 'chat', '--help'], { encoding: 'utf8', env: { ...process.env, ROUTER_TRACE_START: '1'} });
+    const r = spawnSync(process.execPath, [join(copy, 'bin', 'router.cjs'), 'chat', '--help'], { encoding: 'utf8', env: { ...process.env, ROUTER_TRACE_START: '1'} });
     expect(r.stderr).toBe('router: started from the modules (the bundle is of another build)\n');
     expect(r.stdout).toMatch(/^Usage: router chat/);
   });

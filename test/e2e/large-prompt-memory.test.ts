@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 // A prompt of tens of megabytes piped to `router chat` with no budget (task c9): held about once, not as its
 // stdin bytes twice, its JSON text and that text's bytes. A server of this file takes the body whole (the
 // emulator refuses one over 32 MiB) and says whether the prompt came as it was.
-const bin = resolve('bin/router');
+const bin = resolve('bin/router.cjs');
 const dir = mkdtempSync(join(tmpdir(), 'router-c9-large-'));
 let server: Server;
 let root = '';

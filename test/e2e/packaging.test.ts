@@ -89,7 +89,7 @@ describe('the package', () => {
     expect(r.stdout).toBe(`${pkg.version}\n`);
   });
 
-  it('npm run dev from a subfolder takes paths from there, as bin/router does', () => {
+  it('npm run dev from a subfolder takes paths from there, as bin/router.cjs does', () => {
     const dry = spawnSync('npm', ['run', '-s', 'dev', '--', 'chat', '--model', 'local/echo', '--dry-run', '-a', '../README.md', 'hi'], {
       cwd: join(root, 'test'),
       encoding: 'utf8',

@@ -59,7 +59,7 @@ it('the same from the built router: the process ends, where it listened on until
 });
 
 it('a node without WebAssembly (--jitless) still runs what makes no request: the launcher compiles no parser', async () => {
-  // Before, bin/launch.cjs started WebAssembly.compile() unguarded: a ReferenceError and its stack, exit 1.
+  // Before, bin/router.cjs started WebAssembly.compile() unguarded: a ReferenceError and its stack, exit 1.
   const child = spawn(process.execPath, ['--jitless', BIN, 'chat', '--help'], { env: { ...process.env, ...t.env, ROUTER_TRACE_START: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

@@ -15,7 +15,7 @@ import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 // container's serve, its old one killed).
 const root = spawnSync('id', ['-u'], { encoding: 'utf8' }).stdout.trim() === '0';
 const unshare = root && spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0;
-const bin = resolve('bin/router');
+const bin = resolve('bin/router.cjs');
 
 /**
  * A serve in a pid namespace of its own, waited for until it says it listens (its lock is taken before):

@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'router');
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'router.cjs');
 
 it('a prompt piped by a shell (echo hi | router chat) is read from the pipe, without building process.stdin', async () => {
   // Says on stderr when anything asks for process.stdin (the stream node builds on first use).

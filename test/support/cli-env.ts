@@ -104,7 +104,7 @@ export async function startCliEnv(opts: { faults?: string[]; batchDelayMs?: numb
     ROUTER_CONFIG_DIR: join(dir, 'config'),
     ROUTER_STATE_DIR: join(dir, 'cli-state'),
     // Code caches the launcher keeps (a call under other V8 flags, --jitless): this env's own, so one
-    // test's never changes how another's call starts (bin/launch.cjs reads its own before the build's).
+    // test's never changes how another's call starts (bin/router.cjs reads its own before the build's).
     XDG_CACHE_HOME: join(dir, 'cache'),
     ROUTER_PROFILE: '',
     ROUTER_MANAGEMENT_KEY: '',

@@ -42,6 +42,19 @@ describe('parseSSE', () => {
     );
   });
 
+  it('decodes any bytes cut anywhere as TextDecoder decodes them whole: invalid bytes, a leading byte order mark', async () => {
+    const piece = fc.oneof(fc.constantFrom('data: ', '\n', '\n\n', '\uFEFF', 'é', '€', '😀'), fc.string({ unit: 'grapheme', maxLength: 4 }));
+    const bytes = fc.array(fc.oneof(piece.map((s) => [...Buffer.from(s)]), fc.array(fc.integer({ min: 0x80, max: 0xff }), { maxLength: 3 })), { maxLength: 12 });
+    await fc.assert(
+      fc.asyncProperty(bytes, fc.array(fc.nat(), { maxLength: 8 }), async (parts, cuts) => {
+        const whole = new Uint8Array([...parts.flat(), 0x0a, 0x0a]);
+        const expected = await collect([new TextDecoder().decode(whole)]);
+        expect(await collect(cutAt(whole, cuts))).toEqual(expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('replaces invalid UTF-8 instead of throwing', async () => {
     const evs = await collect([new Uint8Array([0x64, 0x61, 0x74, 0x61, 0x3a, 0x20, 0xff, 0xfe, 0x0a, 0x0a])]);
     expect(evs).toEqual([{ event: undefined, data: '\uFFFD\uFFFD', id: undefined }]);
