@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
-import { SETTLE } from '../support/until.js';
+import { SETTLE, waitBound } from '../support/until.js';
 
 // A batch over an upstream holds each request's bound from the caller's credits before it sends it:
 // when the credits left cannot cover the next one, nothing more goes upstream, and the batch ends
@@ -68,7 +68,8 @@ async function runBatch(e: Emulator, key: string, n: number, limit: Record<strin
   const requests = Array.from({ length: n }, (_, i) => ({ custom_id: `r${i}`, body: { messages: [{ role: 'user', content: `tell me about ${i}` }], ...limit } }));
   const created = await call(e, key, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'test/chat', completion_window: '24h', requests });
   expect(created.status, JSON.stringify(created.body)).toBe(202);
-  for (let i = 0; i < 1600; i++) {
+  // Until it ends: a count of looks is a time, too short on a loaded machine; the bound ends only a batch that never does.
+  for (const end = Date.now() + waitBound(); Date.now() < end; ) {
     const seen = await call(e, key, `/v1/batches/${created.body.id}`);
     if (['completed', 'failed'].includes(seen.body.status)) return seen;
     await new Promise((r) => setTimeout(r, 25));

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { failing, type LocalUpstream } from '../support/upstreams.js';
+import { waitBound } from '../support/until.js';
 
 // Embeddings and Responses batches whose model lives on an upstream: run there, request by request,
 // past a failing provider, each answer as the upstream gave it under the gateway's model id.
@@ -47,7 +48,8 @@ async function call(e: Emulator, path: string, body?: unknown): Promise<any> {
 async function runBatch(endpoint: string, model: string, bodies: Record<string, unknown>[]) {
   const created = await call(gateway, '/v1/batches', { endpoint, model, completion_window: '24h', requests: bodies.map((body, i) => ({ custom_id: `r${i}`, body })) });
   expect(created.id, JSON.stringify(created)).toMatch(/^batch_/);
-  for (let i = 0; i < 400; i++) {
+  // Until it ends: 400 looks (10 s) can be too few on a loaded machine; the bound ends only a batch that never does.
+  for (const end = Date.now() + waitBound(); Date.now() < end; ) {
     const seen = await call(gateway, `/v1/batches/${created.id}`);
     if (seen.status === 'completed' || seen.status === 'failed') return seen;
     await new Promise((r) => setTimeout(r, 25));

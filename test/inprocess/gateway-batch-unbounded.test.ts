@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { waitBound } from '../support/until.js';
 
 // A batch over a provider with no prices and requests with no max_tokens: nothing bounds a request's
 // cost before it is answered. Each request holds the largest charge of the batch's answers so far,
@@ -57,7 +58,8 @@ async function runBatch(concurrency: number, credits: number, n: number) {
     const requests = Array.from({ length: n }, (_, i) => ({ custom_id: `r${i}`, body: { messages: [{ role: 'user', content: `tell me about ${i}` }] } }));
     const created = await call(gateway, apiKey, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'test/free', completion_window: '24h', requests });
     expect(created.status, JSON.stringify(created.body)).toBe(202);
-    for (let i = 0; i < 2000; i++) {
+    // Until it ends: a count of looks is a time, too short on a loaded machine; the bound ends only a batch that never does.
+    for (const end = Date.now() + waitBound(); Date.now() < end; ) {
       const seen = await call(gateway, apiKey, `/v1/batches/${created.body.id}`);
       if (['completed', 'failed'].includes(seen.body.status)) return { batch: seen.body, balance: gateway.store.balance(`ws-${concurrency}`) };
       await new Promise((r) => setTimeout(r, 25));
