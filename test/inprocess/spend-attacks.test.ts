@@ -22,8 +22,8 @@ beforeEach(() => {
 const run = (args: string[], o: InProcessOptions = {}) => runInProcess(args, { ...o, env: { ...env, ROUTER_STATE_DIR: stateDir, ...o.env } });
 
 describe('router usage over an odd ledger', () => {
-  const now = new Date().toISOString();
-  const record = (cost: number, extra: object = {}) => JSON.stringify({ time: now, profile: 'default', command: 'chat', endpoint: '/v1/chat/completions', model: 'local/echo', prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, cost, ...extra });
+  // The time a line is written, not the file's collection: a test run after a day turned writes that day's spend.
+  const record = (cost: number, extra: object = {}) => JSON.stringify({ time: new Date().toISOString(), profile: 'default', command: 'chat', endpoint: '/v1/chat/completions', model: 'local/echo', prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, cost, ...extra });
 
   it('sums as it reads: a batch once at its latest record, CRLF lines, damaged and over-long lines skipped; the total row matches the rows', async () => {
     const long = record(100, { id: 'x'.repeat(100_000) });

@@ -146,8 +146,8 @@ function ledger(lines: object[]): void {
 }
 
 describe('budgets', () => {
-  const now = new Date().toISOString();
-  const today = (cost: number, extra: object = {}) => ({ time: now, profile: 'default', command: 'chat', endpoint: '/v1/chat/completions', cost, ...extra });
+  // The time a line is written, not the file's collection: a test run after a day turned writes that day's spend.
+  const today = (cost: number, extra: object = {}) => ({ time: new Date().toISOString(), profile: 'default', command: 'chat', endpoint: '/v1/chat/completions', cost, ...extra });
 
   it('a reached daily budget refuses the call (exit 4) naming it, what was spent and when it resets', async () => {
     ledger([today(0.3), today(0.25), today(9, { profile: 'other' }), { ...today(5), time: '2020-01-01T00:00:00.000Z' }]);
