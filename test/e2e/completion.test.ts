@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
 import { HAS_TMUX, Terminal } from '../support/tmux.js';
+import { waitBound } from '../support/until.js';
 
 // Completions pressed with Tab in the real shells (bash, zsh, fish from Debian's packages).
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
@@ -55,8 +56,8 @@ for (const [name, shell, setup] of SHELLS) {
       });
       afterAll(() => term?.close());
 
-      /** Types `line`, presses Tab, types a marker, and returns what the line became. */
-      const tab = async (line: string): Promise<string> => {
+      /** Types `line`, presses Tab, types a marker, and returns what the line became; `expected`, what it should become. */
+      const tab = async (line: string, expected: string): Promise<string> => {
         term.run('clear');
         // Only the prompt on the screen before the next line is typed: keys typed while `clear` still runs are echoed by
         // the terminal and then again by the shell's line editor.
@@ -70,13 +71,14 @@ for (const [name, shell, setup] of SHELLS) {
           const row = (await term.screen()).split('\n').filter((l) => l.includes(start)).at(-1) ?? '';
           return row.slice(row.indexOf('router')).trimEnd();
         };
-        // Changed, and the same on two looks 150 ms apart (shells redraw the line on their way).
-        let last = line.trimEnd();
-        for (const until = Date.now() + 5000; Date.now() < until; ) {
-          await new Promise((r) => setTimeout(r, 150));
-          const now = await current();
-          if (now !== line.trimEnd() && now === last) break;
-          last = now;
+        if (expected.trimEnd() !== line.trimEnd()) {
+          // Until the line is what it should become (bounded by the rest of the test's bound): a completion that asks
+          // the service starts a router, which a loaded machine took over 5 s to do, the bound this wait had.
+          for (const end = Date.now() + waitBound(); Date.now() < end && (await current()) !== expected.trimEnd(); ) await new Promise((r) => setTimeout(r, 50));
+        } else {
+          // A line that should stay as it is: looked at for 5 s, or until it changes (a failure). Absence has no event to
+          // wait for: a slower machine can only let a defect pass here, never fail a sound completion.
+          for (const until = Date.now() + 5000; Date.now() < until && (await current()) === line.trimEnd(); ) await new Promise((r) => setTimeout(r, 150));
         }
         term.type('@');
         const screen = await term.waitFor(/@/);
@@ -95,32 +97,35 @@ for (const [name, shell, setup] of SHELLS) {
         return row.slice(row.indexOf('router')).replace(/@.*$/, '');
       };
 
+      /** Presses Tab after `line`: it becomes `expected`. */
+      const completes = async (line: string, expected: string) => expect(await tab(line, expected)).toBe(expected);
+
       it('subcommands, flags and their allowed values', async () => {
-        expect(await tab('router ba')).toBe('router batch ');
-        expect(await tab('router chat --serv')).toBe('router chat --service-tier ');
-        expect(await tab('router chat --service-tier ul')).toBe('router chat --service-tier ultrafast ');
-        expect(await tab('router completion z')).toBe('router completion zsh ');
+        await completes('router ba', 'router batch ');
+        await completes('router chat --serv', 'router chat --service-tier ');
+        await completes('router chat --service-tier ul', 'router chat --service-tier ultrafast ');
+        await completes('router completion z', 'router completion zsh ');
       });
 
       it('live values: batch ids, job ids, profile names, setting names, model ids from the service', async () => {
-        expect(await tab('router batch get ')).toBe(`router batch get ${batchId} `);
-        expect(await tab('router batch job ')).toBe(`router batch job ${jobId} `);
-        expect(await tab('router batch run --resume ')).toBe(`router batch run --resume ${jobId} `);
-        expect(await tab('router --profile ze')).toBe('router --profile zebra ');
-        expect(await tab('router config use ze')).toBe('router config use zebra ');
-        expect(await tab('router config set monthly_')).toBe('router config set monthly_budget ');
-        expect(await tab('router chat --model local/ec')).toBe('router chat --model local/echo ');
+        await completes('router batch get ', `router batch get ${batchId} `);
+        await completes('router batch job ', `router batch job ${jobId} `);
+        await completes('router batch run --resume ', `router batch run --resume ${jobId} `);
+        await completes('router --profile ze', 'router --profile zebra ');
+        await completes('router config use ze', 'router config use zebra ');
+        await completes('router config set monthly_', 'router config set monthly_budget ');
+        await completes('router chat --model local/ec', 'router chat --model local/echo ');
       });
 
       it('files after a flag that takes a file, none after one that takes a voice or a number', async () => {
         // one.jsonl is the only file in t.dir starting "on".
         term.run(`cd ${t.dir}`);
-        expect(await tab('router speak -o on')).toBe('router speak -o one.jsonl ');
-        expect(await tab('router chat --attach on')).toBe('router chat --attach one.jsonl ');
+        await completes('router speak -o on', 'router speak -o one.jsonl ');
+        await completes('router chat --attach on', 'router chat --attach one.jsonl ');
         // A flag whose file is optional (--results [file]) too.
-        expect(await tab('router batch get x --results on')).toBe('router batch get x --results one.jsonl ');
-        expect(await tab('router speak --voice on')).toBe('router speak --voice on');
-        expect(await tab('router chat --temperature on')).toBe('router chat --temperature on');
+        await completes('router batch get x --results on', 'router batch get x --results one.jsonl ');
+        await completes('router speak --voice on', 'router speak --voice on');
+        await completes('router chat --temperature on', 'router chat --temperature on');
       });
     });
   });
