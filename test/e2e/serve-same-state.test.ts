@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { BIN } from '../helpers.js';
+import { SETTLE } from '../support/until.js';
 
 // Two `router serve` started at the same moment on one state folder: one serves, the other is
 // refused in words, and the state (keys, credits) is the one the server that ran left.
@@ -87,7 +88,8 @@ describe('a router serve whose lock was taken over', () => {
       rmSync(lock);
       symlinkSync(taker, lock);
       // Before: it went on serving (and saving) beside its taker, and removed the taker's lock when stopped.
-      await vi.waitFor(() => expect(first.code).toBe(1), { timeout: 15_000, interval: 100 });
+      // At its next look at the lock, within the test's bound (15 s was a time a loaded machine can pass).
+      await vi.waitFor(() => expect(first.code).toBe(1), SETTLE);
       expect(first.stderr).toContain(`error: ${lock} was taken over by ${taker} while this process (${first.pid}:`);
       expect(readlinkSync(lock)).toBe(taker);
       await expect(fetch(`${first.info!.api_root}/v1/models`)).rejects.toThrow();

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { StateStore } from '../../src/emulator/state/store.js';
 import { storageHooks } from '../../src/emulator/state/fsutil.js';
+import { SETTLE } from '../support/until.js';
 
 // A charge the disk cannot take (full) is in memory only until a save of state.json lands: a kill -9
 // meanwhile loses it, and the answer it paid for was given for nothing. Before: answers went on
@@ -75,7 +76,8 @@ describe('charges the disk cannot take', () => {
       expect(said).toContain('paid requests are refused meanwhile');
       // Room again: the save retried each second lands, and paid requests are answered.
       delete storageHooks.full;
-      await vi.waitFor(() => expect(emu.store.chargesUnsaved?.()).toBeUndefined(), { timeout: 10_000, interval: 50 });
+      // Until it lands, within the test's bound: 10 s of retries a second is a time a loaded machine can pass.
+      await vi.waitFor(() => expect(emu.store.chargesUnsaved?.()).toBeUndefined(), SETTLE);
       const again = await chat(true);
       expect(again.status).toBe(200);
       await again.text();

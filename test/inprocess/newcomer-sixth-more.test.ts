@@ -78,7 +78,8 @@ it('an MCP server that does not answer in time: the error names the --tool-timeo
       return false;
     }
   };
-  expect(await until(() => !running(), 5000)).toBe(true);
+  // The fixture never ends by itself: waited for within the test's bound (5 s a loaded machine can pass).
+  expect(await until(() => !running())).toBe(true);
 });
 
 it('batch run --resume with a job that is not there is a usage error (2), as docs/reliability.md says of a name a flag gives', async () => {

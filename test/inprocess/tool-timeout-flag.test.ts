@@ -26,7 +26,8 @@ it('an MCP server that does not answer within --timeout (no --tool-timeout): the
   const mcp = [process.execPath, join(ROOT, 'test/support/mcp-fixture-server.mjs'), 'hang', pidFile].map((a) => `'${a}'`).join(' ');
   const r = await run(['chat', '--model', 'local/tools', '--timeout', '1', '--mcp', mcp, 'hang']);
   expect(r).toMatchObject({ code: 12, stderr: 'error: MCP server fixture-hang did not answer a call of hang in time (--timeout 1s)\n' });
-  expect(await until(() => !running(Number(readFileSync(pidFile, 'utf8'))), 5000)).toBe(true);
+  // The fixture never ends by itself: waited for within the test's bound (5 s a loaded machine can pass).
+  expect(await until(() => !running(Number(readFileSync(pidFile, 'utf8'))))).toBe(true);
 });
 
 it('a tool command stopped at --timeout (no --tool-timeout): the warning names --timeout; with both, --tool-timeout', async () => {
