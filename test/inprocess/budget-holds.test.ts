@@ -33,9 +33,10 @@ describe('concurrent calls under a budget', () => {
     const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '0.0008' };
     const runs = await Promise.all([1, 2, 3, 4, 5].map(() => t.run(CALL, { env })));
     expect(runs.map((r) => r.code).sort()).toEqual([0, 0, 4, 4, 4]);
-    // A call sent may still hold what its cost left of its bound until its process ends: a refusal says so.
-    // That is $0.000354 less the cost its provider charged: $0.000052, or $0.0000515 to the last digit.
-    const refused = /^error: this call could cost up to \$0\.000354, over what is left of daily_budget \(\$0\.00019\d(, ROUTER_DAILY_BUDGET\)| left, ROUTER_DAILY_BUDGET\) beside the (\$0\.00005(2|15) a call under way holds|\$0\.00010(3|35|4) 2 calls under way hold)): --max-tokens 200 does not fit; \d+ or fewer would\n$/;
+    // A call sent still holds what its cost left of its bound until its command ends: a refusal made meanwhile (an order
+    // of the five the machine's scheduling decides) names it, $0.000354 less its $0.0003025 cost, to the last digit as
+    // costs are shown: $0.0000515 for one such call, $0.000103 for both (before, the pattern had 6-decimal $0.000052).
+    const refused = /^error: this call could cost up to \$0\.000354, over what is left of daily_budget \(\$0\.000195(, ROUTER_DAILY_BUDGET\)| left, ROUTER_DAILY_BUDGET\) beside the (\$0\.0000515 a call under way holds|\$0\.000103 2 calls under way hold)): --max-tokens 200 does not fit; \d+ or fewer would\n$/;
     for (const r of runs.filter((r) => r.code === 4)) expect(r.stderr, r.stderr).toMatch(refused);
     expect(chats()).toBe(2);
     expect(ledgerCost(state)).toBeLessThanOrEqual(0.0008);
