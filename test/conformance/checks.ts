@@ -11,6 +11,7 @@ import { specShapeChecks } from './spec-shape-checks.js';
 import { answerValidator, requestValidator, schemaValidator } from './openapi-fixtures.js';
 import { metadataChecks } from './metadata-checks.js';
 import { deployedBatchChecks } from './deployed-batch-checks.js';
+import { sdkToolChecks } from './sdk-tool-checks.js';
 
 export interface Row {
   operation: string;
@@ -142,6 +143,7 @@ export async function runConformance(t: TestEnv, flavor: 'spec' | 'deployed' = '
 
   await sdkChecks(t, row);
   await openaiChecks(t, row);
+  await sdkToolChecks(t, row);
   await metadataChecks(t, row);
   if (flavor === 'deployed') await deployedBatchChecks(t, row);
   else await specShapeChecks(t, row);

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -89,6 +89,17 @@ it.runIf(process.platform === 'linux')('a while-read loop over a pipe: the first
   // A script that hands its piped stdin on (its shell holds the pipe too) says so with "-".
   writeFileSync(join(t.dir, 'summarise.sh'), '"$ROUTER" chat --model local/echo summarise -\necho done\n');
   expect(await sh('echo notes | bash summarise.sh')).toMatchObject({ status: 0, stdout: 'summarise\n\nnotes\ndone\n', stderr: '' });
+});
+
+const hasFish = spawnSync('fish', ['-c', 'exit 0']).status === 0;
+it.runIf(process.platform === 'linux' && hasFish)('fish: a while-read loop over a pipe is said too (fish reads the pipe on a descriptor other than 0)', async () => {
+  const fish = (script: string) => runProcess('fish', ['-c', script], { cwd: t.dir, env: { ...process.env, ...t.env, ROUTER: BIN } });
+  const note = 'note: stdin is a pipe the shell that ran this command reads too, as a while-read loop over it does: what was left of it went with the prompt, and the loop gets none of it; --no-stdin (or ROUTER_NO_STDIN=1) leaves stdin to the loop, and a "-" among the words takes it as meant, without this note\n';
+  // Was: the rest of the list went with the first prompt, and nothing said (the check looked at fd 0 only).
+  const loop = (flags: string) => `printf 'a.txt\\nb.txt\\n' | while read f; $ROUTER chat ${flags} --model local/echo "about $f"; end`;
+  expect(await fish(loop(''))).toMatchObject({ status: 0, stdout: 'b.txt\n\nabout a.txt\n', stderr: note });
+  expect(await fish(loop('--no-stdin'))).toMatchObject({ status: 0, stdout: 'about a.txt\nabout b.txt\n', stderr: '' });
+  expect(await fish(`echo notes | $ROUTER chat --model local/echo summarise`)).toMatchObject({ status: 0, stdout: 'notes\n\nsummarise\n', stderr: '' });
 });
 
 it('roles save keeps a --model alias as the alias, warns of a --default the role has no place for; models options set names the model meant', async () => {

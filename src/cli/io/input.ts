@@ -1,4 +1,4 @@
-import { constants, createReadStream, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { constants, createReadStream, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { collectBounded, inputTooLarge, MAX_INPUT_BYTES } from './bounded-read.js';
 import { usage } from '../exit-codes.js';
@@ -80,9 +80,11 @@ function noteLoopFile(io: IO, start: number, size: number): void {
 }
 
 /**
- * Whether stdin is a pipe that the process which started this one holds as its stdin too (Linux's /proc
- * tells): a `while read` loop's (`cat list | while read f; do …; done`), whose shell reads the pipe after
- * this call. A pipe given to this command alone (`echo x | router chat "summarise"`) is the shell's to no one.
+ * Whether stdin is a pipe that the process which started this one reads too (Linux's /proc tells): a `while
+ * read` loop's (`cat list | while read f; do …; done`), whose shell reads the pipe after this call, as its stdin
+ * (bash, zsh) or on a descriptor of its own (fish). A pipe given to this command alone (`echo x | router chat
+ * "summarise"`) is the shell's to no one. Asked once stdin has ended: a parent still holding a write end would
+ * have kept it from ending, so any descriptor of the pipe the parent holds is one it reads.
  */
 function pipeSharedWithParent(io: IO): boolean {
   // stdinFd is set for the process's own stdin only (not a test's streams): its parent is process.ppid.
@@ -91,8 +93,15 @@ function pipeSharedWithParent(io: IO): boolean {
   try {
     const ours = fstatSync(fd);
     if (!ours.isFIFO()) return false;
-    const theirs = statSync(`/proc/${process.ppid}/fd/0`);
-    return theirs.ino === ours.ino && theirs.dev === ours.dev;
+    const fds = `/proc/${process.ppid}/fd`;
+    return readdirSync(fds).some((n) => {
+      try {
+        const theirs = statSync(`${fds}/${n}`);
+        return theirs.ino === ours.ino && theirs.dev === ours.dev;
+      } catch {
+        return false;
+      }
+    });
   } catch {
     return false;
   }

@@ -112,9 +112,10 @@ export class StateStore extends CreditRules implements Store {
     await Promise.all([this.saving, this.journal.opening, this.journal.unwritten(), this.generations.written()]);
   }
 
-  /** Writes what is pending; from then on nothing is written (the state folder may be removed). */
+  /** Writes what is pending, and the estimates if they changed (with charges: journal lines, no save); then nothing is written (the state folder may be removed). */
   close(): void {
-    if (this.pending) this.save(false);
+    const estimates = this.estimates.size ? Object.fromEntries(this.estimates) : undefined;
+    if (this.pending || JSON.stringify(estimates) !== JSON.stringify(this.state.estimates)) this.save(false);
     this.closed = true;
     this.journal.close();
     this.generations.end();
