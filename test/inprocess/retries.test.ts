@@ -96,6 +96,22 @@ describe('retries', () => {
     expect(r.stderr).toMatch(/error: Provider returned an error mid-stream\n\s+status 502, request id req_\w+, error_type provider_unavailable/);
   });
 
+  it('--json --stream: the error event is printed as it came, a line of the JSONL as the others (chat, responses)', async () => {
+    for (const [args, isError] of [
+      [['chat'], (e: any) => e.error?.message === 'Provider returned an error mid-stream' && e.choices?.[0]?.finish_reason === 'error'],
+      [['responses'], (e: any) => e.type === 'response.failed' && e.response?.status === 'failed'],
+    ] as const) {
+      await faults('error-chunk,after=2');
+      const r = await run([...args, '--model', 'local/echo', '--json', '--stream', 'one two three']);
+      expect(r.code, r.stderr).toBe(7);
+      expect(r.stderr).toBe('error: Provider returned an error mid-stream\n');
+      const events = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+      // Was: the events before it, and the stream's last word, its error, on stderr alone.
+      expect(isError(events.at(-1))).toBe(true);
+      expect(events.filter(isError)).toHaveLength(1);
+    }
+  });
+
   it('malformed JSON from the server: exit 7, one line', async () => {
     await faults('malformed');
     const r = await run(['chat', '--no-stream', 'x']);
