@@ -8,6 +8,7 @@ import { CliError, EXIT, usage } from './exit-codes.js';
 import { utf8Text } from './io/utf8.js';
 import { rootKey } from '../internal/api-root.js';
 import { dieOfSigintAtExit, stopOnSigint, stopOnSigterm, terminated } from './signals.js';
+import { overriddenInUse } from './flags/overridden-in-use.js';
 
 /** What a run of `router` gets from outside: streams, environment, arguments; tests pass their own. */
 export interface Runtime {
@@ -94,9 +95,9 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     const settings = async (): Promise<Settings> => {
       resolved ??= import('../config/settings.js').then((m) => m.resolveSettings({ profile: flags.profile, apiRoot: flags.apiRoot }, io.env));
       const s = await resolved;
-      // The environment's model is not used either: no note that it goes before the profile's. A model without a slash may be an alias.
-      const overridden = commandModel && s.overridden?.filter((o) => o.field !== 'model');
-      const all = commandModel ? { ...s, model: commandModel.model, from: { ...s.from, model: commandModel.from }, overridden: overridden?.length ? overridden : undefined } : s;
+      // No note that the environment goes before the profile for a setting not used either. A model without a slash may be an alias.
+      const overridden = overriddenInUse(s.overridden, cmd, !!commandModel);
+      const all = { ...s, ...(commandModel ? { model: commandModel.model, from: { ...s.from, model: commandModel.from } } : {}), overridden };
       return [all.model, all.speechModel, all.embedModel].every((m) => m?.includes('/') ?? true) ? all : (await import('./flags/model-alias.js')).settingsWithAliases(all, io.env);
     };
     const useCommandModel = (conversation?: { id: string; model?: string }) => {

@@ -147,7 +147,9 @@ export class HttpCore {
   }
 
   /** Sends a request, retrying per policy; resolves only for a 2xx answer. */
-  async send(opts: RequestOptions): Promise<RawResponse> {
+  async send(opts: RequestOptions): Promise<RawResponse>;
+  async send(opts: RequestOptions, whole: true): Promise<RawResponse & { text: string }>;
+  async send(opts: RequestOptions, whole = false): Promise<RawResponse> {
     if (this.closing && this.ownsDispatcher) throw new ConnectionError('this client is closed (its close() was called): nothing sent; make a new one to send more', { code: 'closed' });
     const url = opts.url ?? this.url(opts.path, opts.base, opts.query);
     if (opts.headers) checkHeaders(opts.headers);
@@ -163,7 +165,10 @@ export class HttpCore {
         const res = await this.attempt(url, opts);
         if (res.status >= 200 && res.status < 300) {
           const wrong = opts.anyStatus ? undefined : unexpectedContent(res.headers['content-type'], opts.accept ?? 'application/json', url, this.apiRoot);
-          if (!wrong) return res;
+          if (!wrong && !whole) return res;
+          // A whole answer cut or stalled mid-body fails this attempt, as one with no head does: a GET is sent again.
+          if (!wrong) opts.onHead?.(res.headers);
+          if (!wrong) return Object.assign(res, { text: await res.body.text() });
           await res.body.dump().catch(() => {});
           throw wrong;
         }
@@ -199,11 +204,7 @@ export class HttpCore {
 
   /** Sends a JSON request and parses the JSON answer. */
   async json<T>(opts: RequestOptions): Promise<{ data: T; requestId: string | undefined; headers: RawResponse['headers'] }> {
-    const res = await this.send(opts);
-    opts.onHead?.(res.headers);
-    const text = await res.body.text().catch((err) => {
-      throw toConnectionError(err, this.url(opts.path, opts.base));
-    });
+    const { text, ...res } = await this.send(opts, true);
     try {
       return { data: JSON.parse(text) as T, requestId: res.requestId, headers: res.headers };
     } catch {

@@ -188,3 +188,21 @@ it('keys list: a service that ignores offset (the same full page again) ends the
     await server.close();
   }
 });
+
+describe('a create or delete whose answer is lost', () => {
+  it('says the service may have carried it out, and how to tell', async () => {
+    await t.admin('faults', { faults: ['lost,times=1,method=POST,path=/v1/keys'] });
+    const lost = await keys(['create', 'unheard']);
+    // Was: "connection … failed: other side closed", and nothing of the key the service made.
+    expect(lost.code).toBe(8);
+    expect(lost.stdout).toBe('');
+    expect(lost.stderr).toContain('the service may have made key "unheard" all the same, its key unread: router keys list shows it');
+    expect((await keys(['list'])).stdout).toContain('\tunheard\t');
+    const made = await created('to-delete');
+    await t.admin('faults', { faults: ['lost,times=1,method=DELETE'] });
+    const gone = await keys(['delete', made.hash]);
+    expect(gone.code).toBe(8);
+    expect(gone.stderr).toContain(`the service may have deleted it all the same: router keys get ${made.hash} says`);
+    expect((await keys(['get', made.hash])).code).toBe(5);
+  });
+});

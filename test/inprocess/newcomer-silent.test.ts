@@ -206,6 +206,16 @@ it('a profile named on purpose whose settings the environment goes before: a not
   ]);
   const byEnv = await run(['chat', '--model', 'local/echo', 'hi'], { ROUTER_PROFILE: 'elsewhere' });
   expect(byEnv.stderr).toBe('note: the environment goes before profile "elsewhere" for api_root (ROUTER_API_ROOT): unset it to use the profile\'s\n');
+  // A setting a typed flag replaces, or one the command never reads, is no reason either.
+  // Was: "… for api_root (ROUTER_API_ROOT), voice (ROUTER_VOICE) …" of a speak given --voice, and of every chat.
+  expect((await run(['config', 'set', 'voice', 'ember', '--profile', 'elsewhere'])).code).toBe(0);
+  const onlyRoot = 'note: the environment goes before profile "elsewhere" for api_root (ROUTER_API_ROOT): unset it to use the profile\'s\n';
+  const voiceEnv = { ROUTER_VOICE: 'sage', ROUTER_MANAGEMENT_KEY: t.managementKey, ROUTER_API_ROOT: t.apiRoot };
+  const spoken = await run(['--profile', 'elsewhere', 'speak', 'hi', '--voice', 'alloy', '--model', 'local/tts', '-o', join(t.dir, 'typed-voice.mp3')], voiceEnv);
+  expect(spoken).toMatchObject({ code: 0, stderr: onlyRoot });
+  expect(await run(['--profile', 'elsewhere', 'chat', '--model', 'local/echo', 'hi'], voiceEnv)).toMatchObject({ code: 0, stderr: onlyRoot });
+  const untyped = await run(['--profile', 'elsewhere', 'speak', 'hi', '--model', 'local/tts', '-o', join(t.dir, 'env-voice.mp3')], voiceEnv);
+  expect(untyped.stderr).toBe('note: the environment goes before profile "elsewhere" for api_root (ROUTER_API_ROOT), voice (ROUTER_VOICE): unset those to use the profile\'s\n');
   // The same value, or a profile not named (the current one): nothing to say. (Last in this file: it changes the current profile.)
   expect((await run(['--profile', 'elsewhere', 'chat', '--model', 'local/echo', 'hi'], { ROUTER_API_ROOT: 'http://127.0.0.1:9/api' })).stderr).not.toMatch(/^note/);
   expect((await run(['config', 'use', 'elsewhere'])).code).toBe(0);

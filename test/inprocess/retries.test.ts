@@ -49,6 +49,23 @@ describe('retries', () => {
     expect(r.stderr).toMatch(/^error: timed out waiting for 127\.0\.0\.1:\d+ \(--timeout 300ms\)\n$/);
   });
 
+  it('a whole answer stalled after its head: a GET is sent again; a paid POST is not, and says why', async () => {
+    await faults('held,after=0,times=1,path=/v1/models,method=GET');
+    const before = t.requests().filter((r) => r.path === '/v1/models').length;
+    // Was: exit 8 at the first stall, never retried, though a 503 or a stall before the head is.
+    const models = await run(['--timeout', '2s', 'models', '--refresh', '--json']);
+    expect(models.code, models.stderr).toBe(0);
+    expect(JSON.parse(models.stdout).length).toBeGreaterThan(0);
+    expect(t.requests().filter((r) => r.path === '/v1/models').length - before).toBe(2);
+    await faults('held,after=0,times=1,path=/v1/chat/completions');
+    const sent = count('/v1/chat/completions');
+    const chat = await run(['--timeout', '1s', 'chat', '--no-stream', '--model', 'local/echo', 'hi']);
+    expect(chat.code).toBe(8);
+    // Was: "timed out waiting for …" alone, as if nothing had reached the service.
+    expect(chat.stderr).toMatch(/^error: timed out waiting for [^\n]*\(not retried: the service may have carried it out, and a retry would be charged again\)/);
+    expect(count('/v1/chat/completions') - sent).toBe(1);
+  });
+
   it('a stream cut after the first bytes is not retried: the text so far, one error line, exit 8', async () => {
     await faults('cut,after=2');
     const r = await run(['chat', '--model', 'local/echo', 'one two three four five']);
@@ -94,6 +111,22 @@ describe('retries', () => {
     expect(r.code).toBe(7);
     expect(r.stdout).toBe('one');
     expect(r.stderr).toMatch(/error: Provider returned an error mid-stream\n\s+status 502, request id req_\w+, error_type provider_unavailable/);
+  });
+
+  it('--json --stream: the error event is printed as it came, a line of the JSONL as the others (chat, responses)', async () => {
+    for (const [args, isError] of [
+      [['chat'], (e: any) => e.error?.message === 'Provider returned an error mid-stream' && e.choices?.[0]?.finish_reason === 'error'],
+      [['responses'], (e: any) => e.type === 'response.failed' && e.response?.status === 'failed'],
+    ] as const) {
+      await faults('error-chunk,after=2');
+      const r = await run([...args, '--model', 'local/echo', '--json', '--stream', 'one two three']);
+      expect(r.code, r.stderr).toBe(7);
+      expect(r.stderr).toBe('error: Provider returned an error mid-stream\n');
+      const events = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+      // Was: the events before it, and the stream's last word, its error, on stderr alone.
+      expect(isError(events.at(-1))).toBe(true);
+      expect(events.filter(isError)).toHaveLength(1);
+    }
   });
 
   it('malformed JSON from the server: exit 7, one line', async () => {

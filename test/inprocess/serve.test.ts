@@ -41,4 +41,14 @@ describe('serve refuses what it cannot use, in words', () => {
     expect(res.status).toBe(400);
   });
 
+  it("a fault's path= may name the URL's path, as the CLI's errors do (POST /api/v1/…), or the path under the root", async () => {
+    const chat = () => t.run(['chat', '--max-retries', '0', '--model', 'local/echo', 'hi'], { env: { ROUTER_NO_LOG: '1' } });
+    for (const path of ['/api/v1/chat/completions', '/v1/chat/completions']) {
+      await t.admin('faults', { faults: [`503,times=1,path=${path}`] });
+      // Was: a rule of /api/v1/… never matched, and stayed, in silence.
+      expect(await chat()).toMatchObject({ code: 7 });
+      expect(await chat()).toMatchObject({ code: 0, stdout: 'hi\n' });
+    }
+  });
+
 });

@@ -18,7 +18,7 @@ export interface FaultRule {
   after?: number;
   /** How many requests the rule applies to; unlimited when absent. */
   times?: number;
-  /** Only requests whose path contains this. */
+  /** Only requests whose path contains this: the path under the API root (`/v1/chat/completions`), or the URL's (`/api/v1/…`). */
   path?: string;
   /** Only requests of this method (GET, POST, …). */
   method?: string;
@@ -27,6 +27,9 @@ export interface FaultRule {
 }
 
 export class FaultSpecError extends Error {}
+
+/** A rule's path as under the API root, or as the URL has it (as the CLI's errors name a request: `POST /api/v1/…`). */
+const onPath = (path: string, wanted: string) => path.includes(wanted) || `/api${path}`.includes(wanted);
 
 /** A number of a fault's option: a whole number from `min` (NaN would make a rule that never ends or never waits). */
 function whole(name: string, value: string, min: number): number {
@@ -88,7 +91,7 @@ export class FaultBoard {
       this.headerUses.set(key, left - 1);
       return rule;
     }
-    const i = this.rules.findIndex((r) => (!r.path || path.includes(r.path)) && (!r.method || r.method === method) && (r.workspace === undefined || r.workspace === workspace));
+    const i = this.rules.findIndex((r) => (!r.path || onPath(path, r.path)) && (!r.method || r.method === method) && (r.workspace === undefined || r.workspace === workspace));
     if (i === -1) return undefined;
     const rule = this.rules[i]!;
     if (rule.times !== undefined) {

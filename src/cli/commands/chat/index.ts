@@ -5,6 +5,7 @@ import type { RouterClient } from '../../../client/index.js';
 import { deltaText, type ChatCreateOptions } from '../../../client/resources/chat.js';
 import { readCompletion, type FailedAnswerError } from '../../../client/answer-reading.js';
 import type { IO } from '../../io/io.js';
+import { StreamError } from '../../../client/errors.js';
 import { cutBlock, haltedUsageLine, printText, shownPieces, shownText, streamToStdout, usageLine } from '../../io/output.js';
 import { buildChatRequest, validateChatOptions } from './request.js';
 import { CHAT_FLAGS, type ChatCommandOptions, type ChatOptions } from './flags.js';
@@ -226,30 +227,36 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
   const chunks = opts.json ? await client.chat.stream(req, streamCall) : await client.chat.streamText(req, streamCall);
   // What one read of the network brought goes out in one write.
   async function* pieces() {
-    for await (const batch of chunks.batches()) {
-      let out = '';
-      for (const chunk of batch) {
-        if (chunk.usage) usage = chunk.usage;
-        if (chunk.model) model ??= chunk.model;
-        if (chunk.id && !id) {
-          id = chunk.id;
-          forget ??= atExit(keep);
-          answering(id);
+    try {
+      for await (const batch of chunks.batches()) {
+        let out = '';
+        for (const chunk of batch) {
+          if (chunk.usage) usage = chunk.usage;
+          if (chunk.model) model ??= chunk.model;
+          if (chunk.id && !id) {
+            id = chunk.id;
+            forget ??= atExit(keep);
+            answering(id);
+          }
+          finish = chunk.choices?.[0]?.finish_reason ?? finish;
+          const content = deltaText(chunk);
+          text += content;
+          if (content) endsLine = content.endsWith('\n');
+          reasoning.write(assembler.add(chunk));
+          if (opts.json) out += io.jsonLine(chunk);
+          else {
+            if (opts.routerMetadata && (chunk.router_metadata || chunk.openrouter_metadata)) noteRouting(io, chunk);
+            if (content) reasoning.end();
+            // An answer that must follow --schema is printed once checked.
+            if (!opts.schema) out += content;
+          }
         }
-        finish = chunk.choices?.[0]?.finish_reason ?? finish;
-        const content = deltaText(chunk);
-        text += content;
-        if (content) endsLine = content.endsWith('\n');
-        reasoning.write(assembler.add(chunk));
-        if (opts.json) out += io.jsonLine(chunk);
-        else {
-          if (opts.routerMetadata && (chunk.router_metadata || chunk.openrouter_metadata)) noteRouting(io, chunk);
-          if (content) reasoning.end();
-          // An answer that must follow --schema is printed once checked.
-          if (!opts.schema) out += content;
-        }
+        yield out;
       }
-      yield out;
+    } catch (err) {
+      // The service's error event is data as the others are: printed as it came, then said on stderr.
+      if (opts.json && err instanceof StreamError) yield io.jsonLine(err.body);
+      throw err;
     }
     // The answer's last line ended; not for an answer of tool calls only, or one printed once checked.
     if (!opts.json && !opts.schema && !endsLine && (text || !assembler.message().tool_calls)) yield '\n';

@@ -9,7 +9,8 @@ import { dirname, join } from 'node:path';
 import { stateHome } from '../../../config/state-dir.js';
 import { writeWhole } from '../../../internal/write-whole.js';
 import type { ChatMessage } from '../../../client/types.js';
-import type { IO } from '../../io/io.js';
+import type { GlobalFlags, IO } from '../../io/io.js';
+import { addKeyHint, addRetryHint, addTimeoutHint, type Connected } from '../../context.js';
 import type { RunContext } from '../../run.js';
 import { CHAT_FLAGS, type ChatOptions } from './flags.js';
 import { oneCallFlags } from '../../flags/flags.js';
@@ -188,4 +189,16 @@ export async function answerRenderer(io: IO, opts: ChatOptions): Promise<{ push(
   const { rendersMarkdown } = await import('../../io/output.js');
   if (!rendersMarkdown(io, opts)) return undefined;
   return (await import('../../markdown/index.js')).terminalMarkdown(io);
+}
+
+/**
+ * A turn's failure, said as a one-shot chat's is (which key, which --timeout, how many retries), and
+ * that an answer cut short is not kept: the next message goes without it.
+ */
+export function sayTurnFailure(io: IO, err: unknown, connected: Connected, flags: GlobalFlags, answered: boolean, report: (err: unknown, io: IO) => unknown): void {
+  addKeyHint(err, connected.settings);
+  addTimeoutHint(err, flags, connected.client.core.timeoutMs);
+  addRetryHint(err);
+  report(err, io);
+  if (answered) io.err('(the answer was cut short: it is not kept, and the next message goes without it)\n');
 }

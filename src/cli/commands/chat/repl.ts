@@ -279,7 +279,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>, role?: import
         if (signal.aborted) throw err;
         if (answerStop.signal.aborted) io.err('(answer stopped)\n');
         else {
-          reportError(err, io);
+          more.sayTurnFailure(io, err, connected, ctx.flags, answer !== '', reportError);
           // At once (no import awaited here): the next line typed is read by the prompt that follows.
           const wayOut = boundWayOut(err, c.history);
           if (wayOut) io.err(wayOut);

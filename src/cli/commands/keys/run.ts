@@ -5,6 +5,7 @@ import type { RouterClient } from '../../../client/index.js';
 import type { FlagValues } from '../../flags/flags.js';
 import { managementRefusal } from '../../context.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
+import { ConnectionError, ProtocolError } from '../../../client/errors.js';
 import type { RunContext } from '../../run.js';
 import type { IO } from '../../io/io.js';
 import { table } from '../../io/table.js';
@@ -20,6 +21,16 @@ const KEYS_PAGE = 100;
 function checkHash(hash: string): string {
   if (!HASH.test(hash)) throw usage(`"${visible(hash.slice(0, 70))}" is not a key hash: 64 hex digits, as router keys list prints it (the key itself is never asked for)`);
   return hash.toLowerCase();
+}
+
+/** A create or delete whose answer was lost, cut or unreadable may have been carried out: `then` says how to tell. */
+async function unheard<T>(call: Promise<T>, then: string): Promise<T> {
+  try {
+    return await call;
+  } catch (err) {
+    if (err instanceof ProtocolError || (err instanceof ConnectionError && err.maybeDelivered)) err.message += `; ${then}`;
+    throw err;
+  }
 }
 
 /** Connects with the management key and runs `call`; a refused key is said as the management key it needed. */
@@ -86,7 +97,9 @@ export async function runCreate(ctx: RunContext<FlagValues<typeof CREATE_FLAGS>>
   if (!name.trim()) throw usage('a key needs a name that is not blank');
   if (opts.expiresAt !== undefined && Date.parse(opts.expiresAt) <= Date.now()) throw usage(`--expires-at ${opts.expiresAt} is past: a key must expire in the future`);
   const body = { name, limit: opts.limit, limit_reset: opts.limitReset, expires_at: opts.expiresAt, include_byok_in_limit: opts.includeByokInLimit };
-  const created = await managed(ctx, 'creating a key needs', (c) => c.keys.create(body, { signal }));
+  const created = await managed(ctx, 'creating a key needs', (c) =>
+    unheard(c.keys.create(body, { signal }), `the service may have made key "${visible(name)}" all the same, its key unread: router keys list shows it, and router keys delete HASH removes it`),
+  );
   // Should stdout fail, the error names the key that now exists, by its hash (the key itself is gone with it).
   io.made(`key "${visible(name)}" was created (hash ${created.data.hash}; router keys delete ${created.data.hash} if its key was lost)`);
   io.note(`warning: the key is shown this once, on stdout: keep it now (its hash, for keys get, update and delete: ${created.data.hash})`);
@@ -117,7 +130,7 @@ export async function runUpdate(ctx: RunContext<FlagValues<typeof UPDATE_FLAGS>>
 
 export async function runDelete(ctx: RunContext<unknown>, hash: string): Promise<void> {
   hash = checkHash(hash);
-  await managed(ctx, 'keys delete needs', (c) => c.keys.delete(hash, { signal: ctx.signal }));
+  await managed(ctx, 'keys delete needs', (c) => unheard(c.keys.delete(hash, { signal: ctx.signal }), `the service may have deleted it all the same: router keys get ${hash} says`));
   ctx.io.info(`deleted key ${hash}`);
 }
 

@@ -5,6 +5,7 @@ import { isFinalResponse, isTextDelta, type ResponsesEvent, type ResponsesReques
 import type { RouterClient } from '../../../client/index.js';
 import type { AnsweringOptions } from '../../../client/resources/shared.js';
 import type { IO } from '../../io/io.js';
+import { StreamError } from '../../../client/errors.js';
 import { cutBlock, haltedUsageLine, printText, shownPieces, shownText, streamToStdout, usageLine } from '../../io/output.js';
 import { buildResponsesRequest, stopConditions } from './request.js';
 import { RESPONSES_FLAGS, type ResponsesOpts } from './flags.js';
@@ -202,19 +203,25 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
   let endsLine = false;
   let texted = false;
   async function* pieces() {
-    for await (const ev of events) {
-      if (isFinalResponse(ev)) final = ev.response;
-      else if (!begun && (begun = createdBy(ev))) {
-        forget = atExit(keep);
-        // Named in the budget hold: a kill -9 from here on leaves a line `usage --reconcile` can settle.
-        answering(begun.id!);
+    try {
+      for await (const ev of events) {
+        if (isFinalResponse(ev)) final = ev.response;
+        else if (!begun && (begun = createdBy(ev))) {
+          forget = atExit(keep);
+          // Named in the budget hold: a kill -9 from here on leaves a line `usage --reconcile` can settle.
+          answering(begun.id!);
+        }
+        if (ev.type === 'response.reasoning_summary_text.delta') reasoning.write(String(ev.delta ?? ''));
+        else if (isTextDelta(ev)) reasoning.end();
+        if (isTextDelta(ev) && ev.delta) [texted, endsLine] = [true, ev.delta.endsWith('\n')];
+        if (opts.json) yield io.jsonLine(ev);
+        else if (isTextDelta(ev) && !opts.schema) yield ev.delta;
+        else if (isTextDelta(ev)) withheld += ev.delta;
       }
-      if (ev.type === 'response.reasoning_summary_text.delta') reasoning.write(String(ev.delta ?? ''));
-      else if (isTextDelta(ev)) reasoning.end();
-      if (isTextDelta(ev) && ev.delta) [texted, endsLine] = [true, ev.delta.endsWith('\n')];
-      if (opts.json) yield io.jsonLine(ev);
-      else if (isTextDelta(ev) && !opts.schema) yield ev.delta;
-      else if (isTextDelta(ev)) withheld += ev.delta;
+    } catch (err) {
+      // The service's error event is data as the others are: printed as it came, then said on stderr.
+      if (opts.json && err instanceof StreamError) yield io.jsonLine(err.body);
+      throw err;
     }
     // The answer's last line ended; not for an answer of function calls only.
     if (!opts.json && !opts.schema && !endsLine && (texted || !functionCalls(final).length)) yield '\n';
