@@ -100,9 +100,10 @@ it('roles save keeps a --model alias as the alias, warns of a --default the role
   expect((await run(['chat', '--role', 'brief', '--json', 'hi'])).stdout).toContain('"model":"local/lorem"');
   // An alias that is none is refused, as --model refuses it anywhere.
   expect((await run(['roles', 'save', 'brief2', '--system', 'x', '--model', 'quik'])).code).toBe(2);
-  // Was: saved without a word.
+  // Was: saved without a word; then (c10) saved with a warning; now refused, nothing saved (c11).
   const typo = await run(['roles', 'save', 'tr', '--system', 'Translate to $lang.', '--default', 'lnag=French']);
-  expect(typo).toMatchObject({ code: 0, stderr: 'warning: role tr has no $lnag: --default lnag left unused\nnote: role tr takes --param lang VALUE (its $lang; $$ writes a literal $)\n' });
+  expect(typo).toMatchObject({ code: 2, stderr: 'error: role tr has no $lnag: --default lnag would go unused (nothing saved; the placeholders: $lang)\n' });
+  expect((await run(['roles', 'show', 'tr'])).code).not.toBe(0);
   expect((await run(['roles', 'save', 'tr', '--system', 'Translate to $lang.', '--default', 'lang=French'])).stderr).not.toMatch(/warning/);
   // Was: kept without a word for a model no list has.
   expect((await run(['models'])).code).toBe(0);
