@@ -1,7 +1,10 @@
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+import { typedRepl } from '../support/typed-repl.js';
+import { testStreams } from '../support/inprocess.js';
+import { main } from '../../src/cli/main.js';
 
 // Session 64's edges of llm's features (task c11): roles, embed-multi, chat -i with fragments.
 let t: CliEnv;
@@ -22,4 +25,32 @@ it('roles save refuses a --default no placeholder takes (nothing saved); roles e
   expect((await run(['roles', 'show', 'tr'], env)).stdout).toContain('Translate to $lang.');
   writeFileSync(join(t.dir, 'clean-role.md'), '---\ndefaults:\n  lang: French\n---\nTranslate to $lang.\n');
   expect((await run(['roles', 'edit', 'tr2'], { ...env, VISUAL: '', EDITOR: `cp ${join(t.dir, 'clean-role.md')}` })).stderr).not.toMatch(/warning/);
+});
+
+it('chat -i takes -f and --sf (the first message, the system message) and /fragment for the next message', async () => {
+  const state = join(t.dir, 'state-repl-fragments');
+  const env = { ...t.env, ROUTER_STATE_DIR: state, NO_COLOR: '1' };
+  const [notes, sys, more] = ['notes.txt', 'sys.txt', 'more.txt'].map((n) => join(t.dir, n));
+  writeFileSync(notes!, 'The door code is 4711.');
+  writeFileSync(sys!, 'Answer in one line.');
+  writeFileSync(more!, 'The gate code is 1147.');
+  t.clearRequests();
+  // Was: "--fragment, --system-fragment apply to one call, not to chat -i", exit 2.
+  const r = await typedRepl(env, ['hi', `/fragment ${more}`, 'and the gate?', 'thanks'], { args: ['--model', 'local/echo', '-f', notes!, '--sf', sys!], stdoutPiped: true });
+  expect(r.code).toBe(0);
+  expect(r.stderr).toContain(`fragment ${more} (22 characters); it goes before the next message\n`);
+  const sent = t.requests().filter((q) => q.path === '/v1/chat/completions').map((q) => q.body.messages);
+  expect(sent[0]).toEqual([{ role: 'system', content: 'Answer in one line.' }, { role: 'user', content: 'The door code is 4711.\nhi' }]);
+  expect(sent[1]!.at(-1)).toEqual({ role: 'user', content: 'The gate code is 1147.\nand the gate?' });
+  expect(sent[2]!.at(-1)).toEqual({ role: 'user', content: 'thanks' });
+  expect(readdirSync(join(state, 'fragments')).filter((f) => f.endsWith('.json'))).toHaveLength(3);
+  // The conversation names them by hash: -c sends their text again.
+  t.clearRequests();
+  expect((await run(['chat', '-c', 'and now?'], { ROUTER_STATE_DIR: state })).code).toBe(0);
+  const again = t.requests().find((q) => q.path === '/v1/chat/completions')!.body.messages;
+  expect(again.slice(0, 2)).toEqual(sent[0]);
+  // Stdin is the terminal: "-" is refused in one line.
+  const dash = testStreams({ env, tty: { stdin: true, stdout: true, stderr: true } });
+  expect(await main(['node', 'router', 'chat', '-i', '--model', 'local/echo', '-f', '-'], dash.streams)).toBe(2);
+  expect(dash.stderr()).toBe('error: -f -: stdin is the terminal chat -i reads; give a file, a URL or a kept fragment\n');
 });
