@@ -70,3 +70,14 @@ it('embed-multi shows its progress on a terminal (not piped); -v names where pro
   // Was: "unknown option '-v'" and no more.
   expect((await run(['embed-multi', '-v', 'many', items])).stderr).toBe(`error: unknown option '-v' (its progress shows on stderr on a terminal, with no flag; --verbose adds detail to errors); see "router embed-multi --help"\n`);
 });
+
+it("similar with nothing to print says so; llm's embed NAME ID -c TEXT and similar -c are pointed to router's words", async () => {
+  const env = { ROUTER_STATE_DIR: join(t.dir, 'state-similar-none') };
+  expect((await run(['embed', '-c', 'phrases', '--id', 'hound', 'my happy hound', '--model', 'local/embed'], env)).code).toBe(0);
+  // Was: nothing at all, exit 0.
+  expect(await run(['similar', 'phrases', '--id', 'hound'], env)).toMatchObject({ code: 0, stdout: '', stderr: 'note: phrases has no entry to compare with besides hound (itself is left out)\n' });
+  expect((await run(['similar', 'phrases', 'dog', '--prefix', 'cat/'], env)).stderr).toBe('note: no entry of phrases has an id starting with cat/\n');
+  // Was: "--collection needs --id ID: the entry's id in the collection".
+  expect((await run(['embed', 'phrases', 'hound', '-c', 'my happy hound'], env)).stderr).toBe(`error: --collection needs --id ID: the entry's id in the collection; llm's "embed COLLECTION ID -c TEXT" is router embed -c COLLECTION --id ID "TEXT" here\n`);
+  expect((await run(['similar', 'phrases', '-c', 'dog'], env)).stderr).toBe(`error: unknown option '-c' (llm's -c TEXT is the text itself here: router similar NAME "TEXT", or --id ID for a kept entry); see "router similar --help"\n`);
+});
