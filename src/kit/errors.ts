@@ -84,8 +84,11 @@ export class FragmentError extends KitError<'not_found' | 'invalid_alias' | 'not
     readonly source: string,
     /** Why, in words, without the source. */
     readonly why: string,
+    /** For `fetch_failed`: the client's error (a `TimeoutError` when the URL stalled). */
+    cause?: unknown,
   ) {
     super(`fragment ${source}: ${why}`, code);
+    if (cause !== undefined) this.cause = cause;
   }
 }
 

@@ -1,21 +1,23 @@
 /**
  * Where a fragment comes from, in llm's order: an http(s) URL (fetched without any key, within a time
- * and a size), a kept fragment's alias or hash, else a file. Each is kept in the store by its hash.
+ * and a size), a kept fragment's alias or hash, else a file. `loadFragment` keeps it in the store by its
+ * hash; `readFragment` leaves that to the caller (chat keeps them once the answer came).
  */
 import { isUtf8 } from 'node:buffer';
 import { resolve } from 'node:path';
 import { HttpCore } from '../client/core.js';
-import { ConnectionError, RouterError } from '../client/errors.js';
+import { ConnectionError, RouterError, TimeoutError } from '../client/errors.js';
 import { bodyError } from '../client/connection-errors.js';
 import { proxyFromEnv } from '../config/proxy.js';
 import { readLocalFile } from '../internal/local-file.js';
+import { describeCode } from '../internal/system-errors.js';
 import { FragmentError } from './errors.js';
-import { MAX_FRAGMENT_BYTES, type Fragment, type FragmentStore } from './fragments.js';
+import { MAX_FRAGMENT_BYTES, unkeptFragment, type Fragment, type FragmentStore } from './fragments.js';
 
 export interface FragmentSourceOptions {
-  /** Each wait of a URL's fetch: to connect, for the answer, for each next piece (default 120 s). */
+  /** Each wait of a URL's fetch: to connect, for the answer, for each next piece (default 30 s). */
   timeoutMs?: number;
-  /** Retries of a URL's transient failures (default 2). */
+  /** Retries of a URL that refused the connection or answered 429 or 503 (default 2); one that stalls is not asked again. */
   maxRetries?: number;
   /** The most bytes a fragment holds (default MAX_FRAGMENT_BYTES). */
   maxBytes?: number;
@@ -25,6 +27,9 @@ export interface FragmentSourceOptions {
 }
 
 const MAX_REDIRECTS = 5;
+
+/** Each wait of a URL's fetch by default: a page that has not answered in 30 s is not worth a prompt's wait. */
+export const FRAGMENT_TIMEOUT_MS = 30_000;
 
 export const isFragmentUrl = (ref: string) => /^https?:\/\//i.test(ref);
 
@@ -37,7 +42,13 @@ export function fragmentText(bytes: Uint8Array, source: string): string {
 
 /** A fragment by URL, alias, hash or file path, kept in `store` (stdin's text: `store.put(text, '-')`). */
 export async function loadFragment(ref: string, store: FragmentStore, opts: FragmentSourceOptions = {}): Promise<Fragment> {
-  if (isFragmentUrl(ref)) return store.put(await fetchFragment(ref, opts), ref);
+  const f = await readFragment(ref, store, opts);
+  return store.put(f.content, f.source);
+}
+
+/** The same, not kept yet when it was read from a URL or a file (`store.put(f.content, f.source)` keeps it). */
+export async function readFragment(ref: string, store: FragmentStore, opts: FragmentSourceOptions = {}): Promise<Fragment> {
+  if (isFragmentUrl(ref)) return unkeptFragment(await fetchFragment(ref, opts), ref);
   const kept = store.find(ref);
   if (kept) return kept;
   let bytes: Buffer;
@@ -47,9 +58,10 @@ export async function loadFragment(ref: string, store: FragmentStore, opts: Frag
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new FragmentError('not_found', ref, 'no file, URL, alias or hash of that name (router fragments list shows those kept)');
     if (code === 'EFBIG') throw tooLarge(ref, opts.maxBytes);
-    throw new FragmentError('unreadable', ref, (err as Error).message);
+    if (code === 'EISDIR') throw new FragmentError('unreadable', ref, 'is a folder: name a file in it (one fragment a file)');
+    throw new FragmentError('unreadable', ref, typeof code === 'string' ? `cannot read it (${describeCode(code)})` : (err as Error).message);
   }
-  return store.put(fragmentText(bytes, ref), resolve(ref));
+  return unkeptFragment(fragmentText(bytes, ref), resolve(ref));
 }
 
 const tooLarge = (source: string, max = MAX_FRAGMENT_BYTES) => new FragmentError('too_large', source, `larger than ${max.toLocaleString('en-US')} bytes, the most a fragment holds`);
@@ -60,10 +72,12 @@ export async function fetchFragment(url: string, opts: FragmentSourceOptions = {
   let at = url;
   for (let hop = 0; ; hop++) {
     const target = new URL(at);
-    const core = new HttpCore({ keyless: true, apiRoot: target.origin, timeoutMs: opts.timeoutMs, maxRetries: opts.maxRetries ?? 2, proxy: proxyFromEnv(opts.env ?? process.env, target.origin) });
+    const timeoutMs = opts.timeoutMs ?? FRAGMENT_TIMEOUT_MS;
+    const core = new HttpCore({ keyless: true, apiRoot: target.origin, timeoutMs, maxRetries: opts.maxRetries ?? 2, proxy: proxyFromEnv(opts.env ?? process.env, target.origin) });
     try {
-      const res = await core.send({ method: 'GET', path: '', url: at, anyStatus: true, signal: opts.signal, accept: '*/*' }).catch((err: unknown) => {
-        throw new FragmentError('fetch_failed', url, err instanceof ConnectionError || err instanceof RouterError ? err.message : String(err));
+      // A server that stalls would stall again: only what it cannot have answered (refused, 429, 503) is asked again.
+      const res = await core.send({ method: 'GET', path: '', url: at, anyStatus: true, signal: opts.signal, accept: '*/*', retry: 'unaccepted' }).catch((err: unknown) => {
+        throw new FragmentError('fetch_failed', url, err instanceof ConnectionError || err instanceof RouterError ? `${err.message}${waited(err, timeoutMs)}` : String(err), err);
       });
       const location = [res.headers.location].flat()[0];
       if (res.status >= 300 && res.status < 400 && location) {
@@ -96,7 +110,8 @@ export async function fetchFragment(url: string, opts: FragmentSourceOptions = {
       } catch (err) {
         if (err instanceof FragmentError) throw err;
         // undici's own words ("Body Timeout Error", "other side closed") as the service's answers word them.
-        throw new FragmentError('fetch_failed', url, bodyError(err, at).message);
+        const said = bodyError(err, at);
+        throw new FragmentError('fetch_failed', url, `${said.message}${waited(said, timeoutMs)}`, said);
       }
       return fragmentText(Buffer.concat(pieces, size), url);
     } finally {
@@ -104,3 +119,6 @@ export async function fetchFragment(url: string, opts: FragmentSourceOptions = {
     }
   }
 }
+
+/** How long a timed-out wait was: said, as it is the fetch's own (not the service's --timeout). */
+const waited = (err: unknown, timeoutMs: number) => (err instanceof TimeoutError ? ` (${timeoutMs >= 1000 ? `${Number((timeoutMs / 1000).toFixed(3))}s` : `${timeoutMs}ms`} a wait)` : '');

@@ -50,6 +50,9 @@ export function checkFragmentAlias(alias: string): string {
   return alias;
 }
 
+/** A text as a fragment, not kept yet (`FragmentStore.put` keeps it). */
+export const unkeptFragment = (content: string, source: string): Fragment => ({ hash: fragmentHash(content), source, created_at: new Date().toISOString(), content });
+
 export interface FragmentStoreOptions {
   /** The folder of the fragments; default: `fragments` in the state folder `env` names. */
   dir?: string;
@@ -82,7 +85,7 @@ export class FragmentStore {
         // A damaged copy is written again below.
       }
     }
-    const fragment = { hash, source, created_at: new Date().toISOString(), content };
+    const fragment = unkeptFragment(content, source);
     writeWhole(this.file(hash), JSON.stringify(fragment));
     return fragment;
   }
@@ -174,15 +177,16 @@ export class FragmentStore {
       }
     }
     kept.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.hash < b.hash ? -1 : 1));
-    for (const f of kept) yield { ...f, aliases: aliases.get(f.hash) ?? [] };
+    // In the order the docs give: hash, aliases, source, created_at, length, preview.
+    for (const { hash, source, created_at, length, preview } of kept) yield { hash, aliases: aliases.get(hash) ?? [], source, created_at, length, preview };
   }
 
-  /** The messages as sent: each kept one's fragments (by hash) before its text, a line apart, as llm joins them. */
-  expand(messages: readonly KeptMessage[]): ChatMessage[] {
+  /** The messages as sent: each kept one's fragments (by hash) before its text, a line apart, as llm joins them; `unkept` are found by hash too. */
+  expand(messages: readonly KeptMessage[], unkept: readonly Fragment[] = []): ChatMessage[] {
     return messages.map((m) => {
       if (!('fragments' in m)) return m;
       const { fragments, ...rest } = m;
-      const texts = (Array.isArray(fragments) ? fragments : []).map((h) => this.get(h).content);
+      const texts = (Array.isArray(fragments) ? fragments : []).map((h) => (unkept.find((f) => f.hash === h) ?? this.get(h)).content);
       if (!texts.length) return rest;
       const content = typeof rest.content === 'string' ? [...texts, ...(rest.content ? [rest.content] : [])].join('\n') : [...texts.map((text) => ({ type: 'text', text })), ...((rest.content as unknown[] | null) ?? [])];
       return { ...rest, content } as ChatMessage;

@@ -17,8 +17,8 @@ export { answerSchema, checkAnswer, chatResponseFormat, responsesTextFormat, typ
 export { conciseSchema } from './schema-dsl.js';
 export { ConversationStore, type ConversationRecord, type ConversationSummary, type StoreOptions } from './conversation-store.js';
 export { ChatModel, chatModel, Conversation, type ConversationOptions } from './conversation.js';
-export { FragmentStore, fragmentHash, isFragmentAlias, checkFragmentAlias, MAX_FRAGMENT_BYTES, type Fragment, type FragmentSummary, type FragmentStoreOptions, type KeptMessage } from './fragments.js';
-export { loadFragment, fetchFragment, fragmentText, isFragmentUrl, type FragmentSourceOptions } from './fragment-sources.js';
+export { FragmentStore, fragmentHash, isFragmentAlias, checkFragmentAlias, MAX_FRAGMENT_BYTES, unkeptFragment, type Fragment, type FragmentSummary, type FragmentStoreOptions, type KeptMessage } from './fragments.js';
+export { loadFragment, readFragment, FRAGMENT_TIMEOUT_MS, fetchFragment, fragmentText, isFragmentUrl, type FragmentSourceOptions } from './fragment-sources.js';
 export { queryLog, conversationTurns, searchTerms, truncated, type LogEntry, type LogQuery } from './conversation-log.js';
 export { runPrompt, type PromptOptions, type PromptResponse, type SchemaAnswer } from './prompt.js';
 export { aliasesPath, isAliasName, readAliases, setAlias, removeAlias, resolveModel } from './model-aliases.js';

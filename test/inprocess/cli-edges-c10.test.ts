@@ -76,7 +76,7 @@ it('-x takes off the \\r of CRLF lines, and takes a fence inside a blockquote, i
 
 it.runIf(process.platform === 'linux')('a while-read loop over a pipe: the first call says it took the rest of the list, as one over a file does', async () => {
   const sh = (script: string) => runProcess('bash', ['-c', script], { cwd: t.dir, env: { ...process.env, ...t.env, ROUTER: BIN } });
-  const note = 'note: stdin is a pipe the shell that ran this command reads too, as a while-read loop over it does: what was left of it went with the prompt, and the loop gets none of it; --no-stdin (or ROUTER_NO_STDIN=1) leaves stdin to the loop, and a "-" among the words takes it as meant, without this note\n';
+  const note = 'note: stdin is a pipe the shell that ran this command reads too, as a while-read loop over it does: what was left of it went with the prompt, and the loop gets none of it; --no-stdin (or ROUTER_NO_STDIN=1) leaves stdin to the loop, and a "-" among the words takes it as meant, without this note (as a script handing on its own piped stdin means it: router chat "summarise" -)\n';
   // Was: the same answer, and nothing said.
   const loop = (flags: string) => `printf 'a.txt\\nb.txt\\nc.txt\\n' | while read f; do "$ROUTER" chat ${flags} --model local/echo "about $f"; done`;
   expect(await sh(loop(''))).toMatchObject({ status: 0, stdout: 'b.txt\nc.txt\n\nabout a.txt\n', stderr: note });
@@ -111,9 +111,10 @@ it('roles save keeps a --model alias as the alias, warns of a --default the role
   expect((await run(['chat', '--role', 'brief', '--json', 'hi'])).stdout).toContain('"model":"local/lorem"');
   // An alias that is none is refused, as --model refuses it anywhere.
   expect((await run(['roles', 'save', 'brief2', '--system', 'x', '--model', 'quik'])).code).toBe(2);
-  // Was: saved without a word.
+  // Was: saved without a word; then (c10) saved with a warning; now refused, nothing saved (c11).
   const typo = await run(['roles', 'save', 'tr', '--system', 'Translate to $lang.', '--default', 'lnag=French']);
-  expect(typo).toMatchObject({ code: 0, stderr: 'warning: role tr has no $lnag: --default lnag left unused\nnote: role tr takes --param lang VALUE (its $lang; $$ writes a literal $)\n' });
+  expect(typo).toMatchObject({ code: 2, stderr: 'error: role tr has no $lnag: --default lnag would go unused (nothing saved; the placeholders: $lang)\n' });
+  expect((await run(['roles', 'show', 'tr'])).code).not.toBe(0);
   expect((await run(['roles', 'save', 'tr', '--system', 'Translate to $lang.', '--default', 'lang=French'])).stderr).not.toMatch(/warning/);
   // Was: kept without a word for a model no list has.
   expect((await run(['models'])).code).toBe(0);

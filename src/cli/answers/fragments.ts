@@ -1,14 +1,36 @@
 /**
  * Chat's `-f/--fragment` and `--sf/--system-fragment` (llm's): each a file, an http(s) URL, a kept fragment's
- * alias or hash, or "-" (stdin), kept once by hash (src/kit/fragments.ts); the conversation keeps the hashes,
- * the request carries the text, before the prompt (or the system message), a line apart.
+ * alias or hash, or "-" (stdin), kept once by hash (src/kit/fragments.ts) when the answer came; the conversation
+ * keeps the hashes, the request carries the text, before the prompt (or the system message), a line apart.
  */
 import type { ChatMessage } from '../../client/types.js';
-import { FragmentStore, type Fragment, type KeptMessage } from '../../kit/fragments.js';
-import { loadFragment } from '../../kit/fragment-sources.js';
+import { TimeoutError } from '../../client/errors.js';
+import { FragmentError } from '../../kit/errors.js';
+import { FragmentStore, unkeptFragment, type Fragment, type KeptMessage } from '../../kit/fragments.js';
+import { FRAGMENT_TIMEOUT_MS, isFragmentUrl, readFragment } from '../../kit/fragment-sources.js';
 import { withSystem } from '../../kit/messages.js';
 import { readTextFile } from '../io/input.js';
 import type { IO } from '../io/io.js';
+import { waitingSpinner } from '../io/spinner.js';
+
+type FetchFlags = { timeout?: number; maxRetries?: number };
+
+/**
+ * A fragment by URL, alias, hash or file, not kept yet. A URL is fetched within --timeout (default 30 s a wait, not
+ * the service's 120), a spinner on a terminal saying what it waits for; a stall names the flag that waits longer.
+ */
+export async function fragmentFrom(ref: string, store: FragmentStore, io: IO, flags: FetchFlags): Promise<Fragment> {
+  const url = isFragmentUrl(ref);
+  const stop = url ? waitingSpinner(io, `fetching ${ref} (up to ${flags.timeout ?? FRAGMENT_TIMEOUT_MS / 1000}s a wait)`) : () => {};
+  try {
+    return await readFragment(ref, store, { env: io.env, signal: io.interrupt, timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000, maxRetries: flags.maxRetries });
+  } catch (err) {
+    if (err instanceof FragmentError && err.cause instanceof TimeoutError && flags.timeout === undefined) err.message += '; --timeout 2m waits longer';
+    throw err;
+  } finally {
+    stop();
+  }
+}
 
 export interface FragmentOpts {
   fragment?: string[];
@@ -22,8 +44,11 @@ export interface ReadFragments {
   stdin: boolean;
 }
 
-/** Reads the fragments of the flags, in order; stdin once. A URL is fetched within the run's --timeout and --max-retries. */
-export async function readFragments(opts: FragmentOpts, io: IO, flags: { timeout?: number; maxRetries?: number }): Promise<ReadFragments> {
+/**
+ * Reads the fragments of the flags, in order; stdin once. None is kept yet: `keepFragments` keeps them once the
+ * answer came. A blank one adds nothing (no empty line before the prompt): said, but for stdin.
+ */
+export async function readFragments(opts: FragmentOpts, io: IO, flags: FetchFlags): Promise<ReadFragments> {
   const store = new FragmentStore({ env: io.env });
   const read = async (flag: string, refs: string[] | undefined) => {
     const out: Fragment[] = [];
@@ -31,8 +56,12 @@ export async function readFragments(opts: FragmentOpts, io: IO, flags: { timeout
       if (ref === '-') {
         const text = await readTextFile(flag, '-', io);
         // Empty piped stdin beside a prompt is no mistake (a grep before it found nothing), as for the prompt's stdin.
-        if (text.trim()) out.push(store.put(text, '-'));
-      } else out.push(await loadFragment(ref, store, { env: io.env, signal: io.interrupt, timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000, maxRetries: flags.maxRetries }));
+        if (text.trim()) out.push(unkeptFragment(text, '-'));
+        continue;
+      }
+      const f = await fragmentFrom(ref, store, io, flags);
+      if (f.content.trim()) out.push(f);
+      else io.note(`note: ${flag} ${ref} is ${f.content ? 'blank' : 'empty'}: nothing added`);
     }
     return out;
   };
@@ -61,9 +90,21 @@ export function sentHistory(env: NodeJS.ProcessEnv, history: readonly ChatMessag
     kept = [{ role: 'system', content: text, fragments: f.system.map((x) => x.hash) }, ...kept.filter((m) => m.role !== 'system')];
   }
   if (!kept.some((m) => 'fragments' in m)) return kept;
-  const sent = new FragmentStore({ env }).expand(kept);
+  const sent = new FragmentStore({ env }).expand(kept, f ? [...f.user, ...f.system] : []);
   sent.forEach((m, i) => {
     if (m !== kept[i]) recorded.set(m, kept[i]!);
   });
   return sent;
+}
+
+/** Keeps the fragments of a call that was answered (one kept already keeps its first source); one that cannot be is said. */
+export function keepFragments(io: IO, f: ReadFragments): void {
+  const store = new FragmentStore({ env: io.env });
+  for (const x of [...f.user, ...f.system]) {
+    try {
+      store.put(x.content, x.source);
+    } catch (err) {
+      io.note(`warning: fragment ${x.source} was not kept (${(err as Error).message}): chat -c cannot send it again`);
+    }
+  }
 }

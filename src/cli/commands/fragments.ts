@@ -2,7 +2,7 @@
 import { defineCommand, defineGroup } from '../define.js';
 import { visible } from '../../internal/visible.js';
 import { checkFragmentAlias, FragmentStore } from '../../kit/fragments.js';
-import { loadFragment } from '../../kit/fragment-sources.js';
+import { fragmentFrom } from '../answers/fragments.js';
 import { FragmentError } from '../../kit/errors.js';
 
 const REF = { name: '<fragment>', help: 'an alias or a hash (router fragments list shows them)' } as const;
@@ -50,7 +50,8 @@ const set = defineCommand({
     const store = new FragmentStore({ env });
     // Checked before a URL is fetched: bad input costs nothing.
     checkFragmentAlias(alias);
-    const f = await loadFragment(ref, store, { env, signal: io.interrupt, timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000, maxRetries: flags.maxRetries });
+    const read = await fragmentFrom(ref, store, io, flags);
+    const f = store.put(read.content, read.source);
     const before = store.aliasHash(alias);
     store.setAlias(alias, f.hash);
     if (before && before !== f.hash) io.note(`note: alias ${alias} was ${before}; now ${f.hash}`);

@@ -7,7 +7,7 @@ import { defineCommand, defineGroup } from '../define.js';
 import type { FlagTable } from '../flags/flags.js';
 import type { RunContext } from '../run.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
-import { applyRole, inFolder, loadYaml, parseRole, readRole, roleNames, rolePath, rolesDir, shownRoleSettings, shownRoleText, unknownRole, type Role } from '../saved/roles.js';
+import { applyRole, inFolder, loadYaml, parseRole, readRole, roleNames, rolePath, rolesDir, roleTexts, shownRoleSettings, shownRoleText, unknownRole, type Role } from '../saved/roles.js';
 import { writeWhole } from '../../internal/write-whole.js';
 import { visible } from '../../internal/visible.js';
 import { textOrFile } from '../io/input.js';
@@ -134,9 +134,9 @@ async function runSave(ctx: RunContext<Record<string, unknown>>, name: string): 
   }
   const names = placeholderNames(system, settings.prompt as string | undefined);
   const needs = names.filter((n) => n !== 'input' && !Object.hasOwn((settings.defaults ?? {}) as object, n));
-  // A default for a placeholder the role does not have (a typo, a prompt edited since): as chat says of --param.
-  const unused = Object.keys((settings.defaults ?? {}) as object).filter((n) => !names.includes(n));
-  if (unused.length) io.note(`warning: role ${name} has no ${unused.map((n) => `$${n}`).join(', ')}: --default ${unused.join(', ')} left unused`);
+  // A default for a placeholder the role does not have (a typo): refused, nothing saved.
+  const unused = unusedDefaults(names, settings.defaults);
+  if (unused.length) throw usage(`role ${name} has no ${unused.map((n) => `$${n}`).join(', ')}: --default ${unused.join(', ')} would go unused (nothing saved; the placeholders: ${names.filter((n) => n !== 'input').map((n) => `$${n}`).join(', ') || 'none'})`);
   if (needs.length) io.note(`note: role ${name} takes ${needs.map((n) => `--param ${n} VALUE`).join(', ')} (its ${needs.map((n) => `$${n}`).join(', ')}; $$ writes a literal $)`);
   await checkFiles(opts, io);
   const { stringify } = await loadYaml();
@@ -220,8 +220,12 @@ async function runEdit({ io, env }: RunContext<unknown>, name: string): Promise<
     throw new CliError(`role ${name} not created (the template was left unchanged)`, EXIT.FAILURE);
   }
   await loadYaml();
+  let unused: string[];
   try {
-    await checkRole(parseRole(name, path, readLocalText(draft)), io);
+    const role = parseRole(name, path, readLocalText(draft));
+    await checkRole(role, io);
+    const { prompt, defaults } = roleTexts(role);
+    unused = unusedDefaults(placeholderNames(role.system, prompt), defaults);
   } catch (caught) {
     const err = cliErrorOf(caught) ?? caught;
     (err as Error).message = `${(err as Error).message} (${kept}; the edit is kept in ${draft}, and router roles edit ${name} takes it up)`;
@@ -229,4 +233,9 @@ async function runEdit({ io, env }: RunContext<unknown>, name: string): Promise<
   }
   renameSync(draft, path);
   io.info(`saved role ${name} (${path})`);
+  // Saved all the same (an edit is the user's own text): said, as chat says of --param.
+  if (unused.length) io.note(`warning: role ${name} has no ${unused.map((n) => `$${n}`).join(', ')}: its defaults ${unused.join(', ')} are left unused`);
 }
+
+/** The names of `defaults` no placeholder of `names` takes. */
+const unusedDefaults = (names: readonly string[], defaults: unknown) => Object.keys((defaults ?? {}) as object).filter((n) => !names.includes(n));

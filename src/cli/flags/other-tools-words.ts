@@ -24,9 +24,15 @@ const FLAGS: Record<string, string> = {
   'router chat --cid': "llm's --cid is --conversation ID here; router conversations list shows them",
   'router chat --key': 'a key is never an argument: ROUTER_API_KEY, or router login --profile NAME and then --profile NAME',
   'router chat --save': 'a saved prompt is a role here: router roles save NAME --system TEXT',
+  'router similar -c': "llm's -c TEXT is the text itself here: router similar NAME \"TEXT\", or --id ID for a kept entry",
+  'router similar -p': "llm's -p is --plain here",
+  'router similar -i': "llm's -i FILE is stdin here: router similar NAME - < FILE",
+  'router embed-multi -v': 'its progress shows on stderr on a terminal, with no flag; --verbose adds detail to errors',
 };
 
 /** Where to go instead of a command or flag of another tool (`path`: the command it was given to). */
 export function otherToolsHint(path: string, word: string): string | undefined {
+  // -v is verbose, or the version, elsewhere: both are here, spelled otherwise.
+  if (word === '-v') return FLAGS[`${path} -v`] ?? 'no -v here: --verbose adds detail to errors, -V prints the version';
   return word.startsWith('-') ? FLAGS[`${path} ${word}`] : COMMANDS[`${path} ${word}`];
 }

@@ -109,7 +109,7 @@ function pipeSharedWithParent(io: IO): boolean {
 
 /** Stdin a pipe the calling shell reads too, with a prompt in the arguments: most likely a `while read` loop's list, said as noteLoopFile says a file's. */
 function noteLoopPipe(io: IO): void {
-  io.note('note: stdin is a pipe the shell that ran this command reads too, as a while-read loop over it does: what was left of it went with the prompt, and the loop gets none of it; --no-stdin (or ROUTER_NO_STDIN=1) leaves stdin to the loop, and a "-" among the words takes it as meant, without this note');
+  io.note('note: stdin is a pipe the shell that ran this command reads too, as a while-read loop over it does: what was left of it went with the prompt, and the loop gets none of it; --no-stdin (or ROUTER_NO_STDIN=1) leaves stdin to the loop, and a "-" among the words takes it as meant, without this note (as a script handing on its own piped stdin means it: router chat "summarise" -)');
 }
 
 /** Whether the file at `fd` opens with a UTF-8 byte-order mark (read at its start: the file's offset stays where it is). */

@@ -11,8 +11,8 @@ export const CHAT_FLAGS = {
   role: { flags: '--role <name>', help: 'apply a role: its settings and system prompt (router roles list); flags given here win', parse: nonEmpty, complete: 'roles' },
   param: { flags: '--param <name=value>', help: "a value for the role's $NAME, repeatable: --param lang French (or lang=French)", parse: paramValue },
   system: { flags: '-s, --system <text>', help: 'system message; @FILE reads it from a file, @- from stdin (@@ for a leading @)', parse: nonEmpty },
-  fragment: { flags: '-f, --fragment <source>', help: 'put a file, an http(s) URL, a kept fragment (alias or hash) or stdin ("-") before the prompt, kept once by hash (router fragments); repeatable', parse: collect, oneCall: true },
-  systemFragment: { flags: '--sf, --system-fragment <source>', help: 'the same, before the system message', parse: collect, oneCall: true },
+  fragment: { flags: '-f, --fragment <source>', help: 'put a file, an http(s) URL, a kept fragment (alias or hash) or stdin ("-") before the prompt, kept once by hash (router fragments); repeatable', parse: collect },
+  systemFragment: { flags: '--sf, --system-fragment <source>', help: 'the same, before the system message', parse: collect },
   maxTokens: { flags: '--max-tokens <n>', help: 'maximum completion tokens (>= 1)', parse: integerIn(1) },
   // Provider-dependent in the spec: the CLI checks the type only.
   topK: { flags: '--top-k <k>', help: 'top-k sampling (provider-dependent)', parse: integerIn(Number.MIN_SAFE_INTEGER) },

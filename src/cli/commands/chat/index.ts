@@ -147,6 +147,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
       }
       notRun = err;
     }
+    if (!notRun && f && fragments && ctx.logging) f.keepFragments(io, fragments);
     if (!notRun) keepConversation(ctx, earlier, req.model, messages.map((m) => (m === user ? (f && fragments ? f.keptWithFragments(recordedUser(prompt, extras), fragments) : recordedUser(prompt, extras)) : (recorded.get(m) ?? m))), answer.text, prompt || fragments?.user[0]?.source || fragments?.system[0]?.source || '', answer.model);
     if (opts.usage) ctx.closingNote(spentLine());
     if (notRun) throw notRun;

@@ -10,6 +10,7 @@ import { CostCapExceeded } from '../../../kit/spend/errors.js';
 import { counted } from '../../../internal/counted.js';
 import { resolveModel } from '../../../kit/model-aliases.js';
 import { termAndDescription, wrapped } from '../../io/narrow-help.js';
+import { cliErrorOf } from '../../kit-words.js';
 
 /** /help: one command a line (see replHelp), each within 80 columns. */
 export const REPL_COMMANDS = [
@@ -17,6 +18,7 @@ export const REPL_COMMANDS = [
   '/system TEXT      set the system message (none: clear it)',
   '/role NAME [k=v]  take a role (router roles list); k=v fills its $k',
   '/attach PATH|URL  add a file to the next message',
+  '/fragment SOURCE  put a file, URL or kept fragment before the next message',
   '/edit             write the message in $VISUAL or $EDITOR',
   '/save FILE        save the conversation to a new FILE (.md: Markdown, else JSON)',
   '/save! FILE       save it over a file that exists',
@@ -111,3 +113,10 @@ export function aliasedModel(value: string, env: NodeJS.ProcessEnv): string {
     return value;
   }
 }
+
+/** An error of a slash command said as the REPL's others are, the command first: "error: /save: cannot write …". */
+export const namedBy = (cmd: string) => (caught: unknown): never => {
+  const err = cliErrorOf(caught) ?? caught;
+  if (err instanceof Error && !err.message.startsWith(cmd)) err.message = `${cmd}: ${err.message}`;
+  throw err;
+};

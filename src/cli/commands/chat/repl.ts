@@ -9,7 +9,6 @@ import { buildChatRequest, type ChatOptions } from './request.js';
 import { EXIT, exitCodeForStatus, usage } from '../../exit-codes.js';
 import { APIError } from '../../../client/errors.js';
 import { readAttachments, type Attachment } from '../../answers/attach.js';
-import { recordedUser, userContent } from '../../answers/request-extras.js';
 import type { ChatCommandOptions } from './flags.js';
 import type { Model } from '../../../client/resources/models.js';
 import type { ToolSet } from '../../../kit/toolset.js';
@@ -17,8 +16,9 @@ import { cliErrorOf } from '../../kit-words.js';
 import { noteReplDefault } from '../../answers/answered-by.js';
 import { ask, swallowKeys, type Prompting } from './repl-keys.js';
 import { modelShapeHint } from '../../flags/options.js';
-import { boundWayOut, replStart } from './repl-checks.js';
+import { boundWayOut, namedBy, replStart } from './repl-checks.js';
 import type { ModelInUse } from './repl-more.js';
+import type { PendingFragments } from './repl-fragments.js';
 import { waitingFor, waitingSpinner } from '../../io/spinner.js';
 import { counted } from '../../../internal/counted.js';
 import { helpWidth } from '../../io/installed-docs.js';
@@ -27,6 +27,8 @@ interface Conversation extends ModelInUse {
   history: ChatMessage[];
   /** Attachments for the next message (/attach, or -a given with -i). */
   attached: Attachment[];
+  /** Fragments for the next message (/fragment, -f), and --sf's, kept with the first turn answered. */
+  fragments: PendingFragments;
   /** Messages with attachments, as the saved conversation keeps them (by reference). */
   recorded: WeakMap<ChatMessage, ChatMessage>;
   /** The service's model list (fetched once, when /model or /role needs it); undefined when it cannot be read. */
@@ -85,7 +87,8 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
       // Said now, not as a refusal after the message is typed.
       if (c.model) checks.pendingNotTaken(io, (await c.models())?.find((m) => m.id === c.model), [a!], 'or /model one that takes it');
     }
-  } else if (cmd === '/tools') (await import('./repl-tools.js')).listTools(io, c.tools);
+  } else if (cmd === '/fragment') await (await import('./repl-fragments.js')).addFragment(ctx, path, c.fragments).catch(namedBy('/fragment'));
+  else if (cmd === '/tools') (await import('./repl-tools.js')).listTools(io, c.tools);
   else if (cmd === '/clear') {
     c.history.splice(0, c.history.length, ...c.history.filter((m) => m.role === 'system'));
     const dropped = c.attached.splice(0).length;
@@ -107,13 +110,6 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
   } else io.err(checks.unknownReplCommand(cmd));
   return true;
 }
-
-/** An error of a slash command said as the REPL's others are, the command first: "error: /save: cannot write …". */
-const namedBy = (cmd: string) => (caught: unknown): never => {
-  const err = cliErrorOf(caught) ?? caught;
-  if (err instanceof Error && !err.message.startsWith(cmd)) err.message = `${cmd}: ${err.message}`;
-  throw err;
-};
 
 /**
  * `router chat -i`: a conversation that keeps its history, streaming each answer.
@@ -141,7 +137,9 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>, role?: import
     throw err;
   });
   const recorded = new WeakMap<ChatMessage, ChatMessage>();
-  const c: Conversation = { template: (await import('../../saved/role-params.js')).rolePrompt(role, opts.param ?? {}), model: settings.model, history: (await import('../../answers/fragments.js')).sentHistory(io.env, saved?.messages ?? [], opts.system, undefined, recorded), attached: await readAttachments(opts.attach, io), recorded, tools, modelOptions, answered: [saved?.model ?? saved?.answered_by].filter((m) => m !== undefined), models: () => (models ??= import('./repl-checks.js').then((m) => m.modelList(client, ctx.env, settings.apiRoot))) };
+  const rf = await import('./repl-fragments.js');
+  const read = await rf.replFragments(ctx);
+  const c: Conversation = { template: (await import('../../saved/role-params.js')).rolePrompt(role, opts.param ?? {}), model: settings.model, history: (await import('../../answers/fragments.js')).sentHistory(io.env, saved?.messages ?? [], opts.system, read, recorded), attached: await readAttachments(opts.attach, io), fragments: { user: read?.user ?? [], system: read?.system ?? [] }, recorded, tools, modelOptions, answered: [saved?.model ?? saved?.answered_by].filter((m) => m !== undefined), models: () => (models ??= import('./repl-checks.js').then((m) => m.modelList(client, ctx.env, settings.apiRoot))) };
   let kept = saved;
   if (saved) io.err(`continuing ${saved.id} (${counted(saved.messages.filter((m) => m.role === 'user').length, 'turn')})\n`);
   const prompting: Prompting = { history: more.loadHistory(ctx.env), historySize: more.HISTORY_LINES, fresh: [], ahead: [] };
@@ -187,10 +185,9 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>, role?: import
         }
         continue;
       }
-      const extras = { attachments: c.attached.splice(0) };
+      const extras = { attachments: c.attached.splice(0), fragments: c.fragments.user.splice(0) };
       if (c.template) text = c.template(text); // a role's prompt text, the message its $input (as chat --role sends it)
-      const user: ChatMessage = { role: 'user', content: userContent(text, extras, 'chat') };
-      if (extras.attachments.length) c.recorded.set(user, recordedUser(text, extras));
+      const user = rf.userMessage(text, extras.attachments, extras.fragments, c.recorded);
       c.history.push(user);
       const answerStop = new AbortController();
       const stop = () => answerStop.abort(interrupted());
@@ -255,6 +252,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>, role?: import
         c.history.push(...added);
         // The turn's cost is in the ledger: it holds nothing of the budgets while the next is typed.
         turn.hold?.release();
+        rf.keepSent(ctx, extras.fragments, c.fragments);
         kept = keepConversation(ctx, kept, c.model, c.history.map((m) => c.recorded.get(m) ?? m), answer, text, answered);
         c.history.push({ role: 'assistant', content: answer });
         // Turns another run saved in the meantime come along, so that the next save keeps them; a message
@@ -273,6 +271,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>, role?: import
         // the message itself (a model that takes no images): sent again, they would be refused again.
         const refused = reportedCode(err) === EXIT.USAGE && extras.attachments.length > 0;
         if (!refused) c.attached.unshift(...extras.attachments);
+        c.fragments.user.unshift(...extras.fragments);
         c.history.splice(c.history.lastIndexOf(user));
         if (md) io.out(md.end());
         else if (answer) io.out('\n');

@@ -19,7 +19,8 @@ export async function embedOne(ctx: RunContext<EmbedOpts>, args: string[]): Prom
     if (opts[key as keyof typeof NOT_WITH_COLLECTION] !== undefined) throw usage(`${flag} does not go with --collection${key === 'file' ? ': router embed-multi NAME FILE embeds a file of items' : ''}`);
   }
   if (ctx.cmd.getOptionValueSource('perRequest') === 'cli') throw usage('--per-request does not go with --collection');
-  if (opts.id === undefined) throw usage('--collection needs --id ID: the entry\'s id in the collection');
+  // llm's `embed COLLECTION ID -c TEXT` reads here as the text's words with TEXT as the collection: said so.
+  if (opts.id === undefined) throw usage(`--collection needs --id ID: the entry's id in the collection${args.length === 2 ? `; llm's "embed COLLECTION ID -c TEXT" is router embed -c COLLECTION --id ID "TEXT" here` : ''}`);
   if (args.length > 1 && !args.includes('-')) throw usage(`--collection keeps one text: give it as one argument (quoted), not ${args.length}`);
   const metadata = opts.metadata === undefined ? undefined : metadataOf(opts.metadata);
   const collection = (await collectionsOf(ctx)).open(opts.collection!);

@@ -12,6 +12,7 @@ import { providerFrom } from '../../io/input.js';
 import { usageLine } from '../../io/output.js';
 import { usageFields } from '../../../kit/spend/ledger.js';
 import { roundCost } from '../../../internal/round-cost.js';
+import { grouped } from '../../../internal/counted.js';
 import { Collections, type Collection } from '../../../kit/collections/store.js';
 import { embedBody, embedTexts, runPlan, type EmbedPlan, type SendOptions } from '../../../kit/collections/embed.js';
 
@@ -52,7 +53,20 @@ export async function sendPlan(ctx: RunContext<SendFlags>, collection: Collectio
     return 0;
   }
   const batches = Math.ceil(plan.send.length / (more.batchSize ?? plan.send.length));
-  return withSending(ctx, plan, plan.send.map((s) => s.content), batches, (opts) => runPlan(collection, plan, { ...opts, ...more }));
+  // More than one request: their progress on a terminal (a spinner, as ora draws it; none piped or with --quiet).
+  const { drawsSpinner, spinnerMaker } = await import('../../io/spinner.js');
+  const total = plan.send.length;
+  const label = (done: number) => `embedding into ${collection.name}: ${grouped(done)} of ${grouped(total)} items answered`;
+  const make = batches > 1 && drawsSpinner(ctx.io) ? await spinnerMaker(ctx.io) : undefined;
+  let spinner: ReturnType<NonNullable<typeof make>> | undefined;
+  let answered = 0;
+  try {
+    // Drawn once the spend guard has said its piece (a --dry-run sends nothing and draws none).
+    const send = (opts: SendOptions) => ((spinner = make?.(label(0))), runPlan(collection, plan, { ...opts, ...more }));
+    return await withSending(ctx, plan, plan.send.map((s) => s.content), batches, send, (n) => spinner && (spinner.text = label((answered += n))));
+  } finally {
+    spinner?.stop();
+  }
 }
 
 /** The vector of a query text, embedded as the collection's entries were (one request, under the spend guard). */
@@ -60,7 +74,7 @@ export async function queryVector(ctx: RunContext<SendFlags>, plan: Pick<EmbedPl
   return withSending(ctx, plan, [text], 1, async (opts) => (await embedTexts(plan, [text], opts))[0]!);
 }
 
-async function withSending<T>(ctx: RunContext<SendFlags>, plan: Pick<EmbedPlan, 'model' | 'dimensions'>, texts: string[], requests: number, send: (opts: SendOptions) => Promise<T>): Promise<T | undefined> {
+async function withSending<T>(ctx: RunContext<SendFlags>, plan: Pick<EmbedPlan, 'model' | 'dimensions'>, texts: string[], requests: number, send: (opts: SendOptions) => Promise<T>, answered?: (items: number) => void): Promise<T | undefined> {
   const { opts, signal } = ctx;
   const body = { ...(opts.user ? { user: opts.user } : {}), ...(providerFrom(opts) ? { provider: providerFrom(opts) } : {}) };
   const connected = await ctx.connect();
@@ -74,7 +88,8 @@ async function withSending<T>(ctx: RunContext<SendFlags>, plan: Pick<EmbedPlan, 
       signal,
       body,
       answering: (id) => ctx.answering(id, '/v1/embeddings'),
-      onAnswer: (res) => {
+      onAnswer: (res, batch) => {
+        answered?.(batch.length);
         ctx.logUsage({ endpoint: '/v1/embeddings', model: res.model ?? plan.model, ...(res.id ? { id: res.id } : {}), ...usageFields(res.usage as unknown as Record<string, unknown>) });
         if (!res.usage) return;
         const u: { prompt_tokens: number; total_tokens: number; cost?: number } = used ?? { prompt_tokens: 0, total_tokens: 0 };

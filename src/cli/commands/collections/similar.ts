@@ -49,6 +49,9 @@ export const similar = defineCommand({
       if (!vector) return;
       hits = similarTo(collection, vector, { number: opts.number, prefix: opts.prefix });
     }
+    // Nothing to print is said, not left to an empty output.
+    const none = opts.prefix !== undefined ? `no entry of ${name} has an id starting with ${opts.prefix}` : `${name} has no entry to compare with`;
+    if (!hits.length) io.note(`note: ${none}${opts.id !== undefined ? ` besides ${opts.id} (itself is left out)` : ''}`);
     if (opts.plain) return void io.out(hits.map((h) => `${h.id} (${h.score})\n`).join(''));
     for (const h of hits) io.jsonl(h);
   },
