@@ -1,6 +1,6 @@
 // An MCP server (stdio) that misbehaves on purpose: `node mcp-fixture-server.mjs MODE [PIDFILE]`.
 // Modes: crash (exits during a call), hang (never answers a call, ignores SIGTERM), flood (answers
-// 5 MiB), env (answers with its environment), silent (never answers initialize), tty (writes to
+// 5 MiB; flood-20: 20 MiB), env (answers with its environment), silent (never answers initialize), tty (writes to
 // its terminal, /dev/tty, and answers whether it could).
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -30,7 +30,7 @@ else {
         return { content: [{ type: 'text', text: `no terminal (${err.code})` }] };
       }
     }
-    if (mode === 'flood') return { content: [{ type: 'text', text: 'x'.repeat(5 * 1024 * 1024) }] };
+    if (mode === 'flood' || mode === 'flood-20') return { content: [{ type: 'text', text: 'x'.repeat((mode === 'flood' ? 5 : 20) * 1024 * 1024) }] };
     return { content: [{ type: 'text', text: JSON.stringify(process.env) }] };
   });
   await server.connect(new StdioServerTransport());
