@@ -41,8 +41,10 @@ export class GroupStdioTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    const [{ spawn }, { deserializeMessage }] = await Promise.all([import('node:child_process'), import('@modelcontextprotocol/sdk/shared/stdio.js')]);
-    const child = spawn(this.server.command, this.server.args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env: this.server.env });
+    const [{ spawn }, { deserializeMessage }, { getDefaultEnvironment }] = await Promise.all([import('node:child_process'), import('@modelcontextprotocol/sdk/shared/stdio.js'), import('@modelcontextprotocol/sdk/client/stdio.js')]);
+    // As the SDK's transport: HOME, LOGNAME, PATH, SHELL, TERM and USER under what is given.
+    const env = { ...getDefaultEnvironment(), ...this.server.env };
+    const child = spawn(this.server.command, this.server.args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env });
     this.child = child;
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     child.stdout!.on('data', (chunk: Buffer) => this.read(chunk, deserializeMessage));
