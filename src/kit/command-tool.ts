@@ -8,6 +8,7 @@ import { atExit } from '../internal/exit-hooks.js';
 import { whenAborted } from '../internal/abort-fanout.js';
 import { toolEnv } from './tool-env.js';
 import { counted } from '../internal/counted.js';
+import { endGroup, signalGroup } from '../internal/process-group.js';
 
 /** The most of one stream of a command's output sent back to the model. */
 export const MAX_RESULT_BYTES = 1024 * 1024;
@@ -75,35 +76,11 @@ export async function runCommand(command: string | string[], input: string, sign
     // Each stream has a room of its own: what a tool logs on stderr never takes the place of its result.
     const out = keptOutput('output');
     const err = keptOutput('stderr');
-    const killGroup = (sig: NodeJS.Signals) => {
-      try {
-        if (child.pid) process.kill(-child.pid, sig);
-      } catch {
-        /* the group has ended */
-      }
-    };
-    const groupAlive = () => {
-      try {
-        return !!child.pid && process.kill(-child.pid, 0);
-      } catch {
-        return false;
-      }
-    };
-    const stop = () => {
-      killGroup('SIGTERM');
-      const since = Date.now();
-      const check = setInterval(() => {
-        const alive = groupAlive();
-        if (alive && Date.now() - since < 2000) return;
-        if (alive) killGroup('SIGKILL');
-        clearInterval(check);
-        reject(signal.reason);
-      }, 20);
-    };
+    const stop = () => void endGroup(child.pid).then(() => reject(signal.reason));
     // One listener on a signal shared by many calls at once (tool.run called directly; node warns at eleven).
     const unheard = whenAborted(signal, stop);
     // Router ended otherwise (a plain kill: timeout(1)), the tool is told to end too; it is in a session of its own.
-    const forget = atExit(() => killGroup('SIGTERM'));
+    const forget = atExit(() => signalGroup(child.pid, 'SIGTERM'));
     const done = () => {
       unheard();
       forget();

@@ -9,7 +9,7 @@ import { ToolSourceError, type Tool, type ToolResult } from './tool.js';
 import { mcpResult } from './mcp-content.js';
 import { splitCommandLine } from './command-line.js';
 import { folderProgram } from './command-tool.js';
-import { atExit } from '../internal/exit-hooks.js';
+import { GroupStdioTransport } from './mcp-stdio.js';
 import { firstWords } from '../internal/first-words.js';
 
 export interface McpOptions {
@@ -117,6 +117,7 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
   const client: Client = new Client({ name: 'router', version: '1' });
   let stderr = '';
   let transport: Transport;
+  let stdio: GroupStdioTransport | undefined;
   if (isUrl(spec)) {
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
     let target;
@@ -129,11 +130,8 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
   } else {
     const argv = splitCommandLine(spec);
     if (!argv.length) throw new ToolSourceError('--mcp: the server command is empty', 'invalid');
-    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-    const stdio = new StdioClientTransport({ command: argv[0]!, args: argv.slice(1), env: opts.env, stderr: 'pipe' });
     // What the server said last on stderr explains a failed start.
-    stdio.stderr?.on('data', (b: Buffer) => (stderr = (stderr + b.toString('utf8')).slice(-2000)));
-    transport = stdio;
+    transport = stdio = new GroupStdioTransport({ command: argv[0]!, args: argv.slice(1), env: opts.env, onStderr: (b) => (stderr = (stderr + b.toString('utf8')).slice(-2000)) });
   }
   let ended = false;
   client.onclose = () => (ended = true);
@@ -156,20 +154,6 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
     const shown = shownSpec(spec);
     throw new ToolSourceError(`MCP server ${shown}: ${shown === spec ? why : why.replaceAll(spec, shown).replaceAll(httpTarget(spec).url.href, shown)}${said()}`, 'start');
   }
-  // Router ending otherwise (Ctrl-C exits soon after the abort) ends a stdio server too: it may ignore both EOF and SIGTERM.
-  const pid = (transport as { pid?: number | null }).pid;
-  const onExit = () => {
-    try {
-      if (pid) process.kill(pid, 'SIGKILL');
-    } catch {
-      /* it has ended */
-    }
-  };
-  const forget = pid ? atExit(onExit) : () => {};
-  const closeAll = async () => {
-    await close();
-    forget();
-  };
   const info = client.getServerVersion();
   const name = info?.name || (isUrl(spec) ? new URL(spec).host : splitCommandLine(spec)[0]!.split('/').pop()!);
   const tools: Tool[] = listed.tools.map((t) => ({
@@ -182,11 +166,11 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
         return mcpResult(await client.callTool({ name: t.name, arguments: args }, undefined, { signal, timeout: NO_BOUND }));
       } catch (err) {
         if (ended) {
-          await closeAll();
-          throw new ToolSourceError(`MCP server ${name} ended during a call of ${t.name}${said()}`, 'ended');
+          await close();
+          throw new ToolSourceError(`MCP server ${name} ended during a call of ${t.name}${stdio?.refused ? `: ${stdio.refused}` : said()}`, 'ended');
         }
         if (signal.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError') {
-          await closeAll();
+          await close();
           throw new ToolSourceError(`MCP server ${name} did not answer a call of ${t.name} in time (${call?.timeoutName ?? 'the timeout'}${call?.timeoutMs === undefined ? '' : ` ${call.timeoutMs / 1000}s`})`, 'hung');
         }
         if (signal.aborted) throw signal.reason;
@@ -194,5 +178,5 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
       }
     },
   }));
-  return { name, spec, tools, close: closeAll };
+  return { name, spec, tools, close: close };
 }

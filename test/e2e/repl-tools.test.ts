@@ -33,6 +33,15 @@ describe.skipIf(!HAS_TMUX)('router chat -i --mcp on a terminal', () => {
     expect(screen).not.toContain(t.env.ROUTER_API_KEY);
   });
 
+  it('a stdio MCP server has no terminal (as a tool command has none): what it writes to /dev/tty never reaches the screen', async () => {
+    term?.close();
+    term = new Terminal({ ...t.env });
+    term.run(`node ${BIN} chat --model local/tools --mcp "node ${FIXTURE} tty" tty`);
+    await term.waitFor(/tty answered: no terminal \(ENXIO\)/);
+    expect(await term.lastExit()).toBe(0);
+    expect(await term.screen()).not.toContain('THE SERVER WROTE ON THE TERMINAL');
+  });
+
   it('--approve asks before an MCP tool too; a refusal goes back to the model, the tool never runs', async () => {
     term?.close();
     term = new Terminal({ ...t.env });

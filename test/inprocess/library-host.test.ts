@@ -51,6 +51,18 @@ describe('a host process', () => {
     expect(exits()).toBe(base);
   });
 
+  it('an MCP server opened without an env starts with HOME, PATH and the rest of the SDK\'s short list: found by PATH, no key', async () => {
+    const tools = await ToolSet.open({ mcp: [`node '${FIXTURE}' env`] });
+    try {
+      const r = await runToolCall(tools.tools, { id: '1', name: 'env', arguments: '{}' }, { signal: new AbortController().signal, budget: new ResultBudget() });
+      const env = JSON.parse(r.text) as Record<string, string>;
+      expect(Object.keys(env).filter((k) => ['HOME', 'PATH'].includes(k))).toEqual(['HOME', 'PATH']);
+      expect(Object.keys(env).filter((k) => k.startsWith('ROUTER_'))).toEqual([]);
+    } finally {
+      await tools.close();
+    }
+  });
+
   it('twelve requests in flight with one signal of the caller\'s hold one abort listener on it, none once answered', async () => {
     // A server that answers once all twelve have come: they are all under way when counted.
     const waiting: ServerResponse[] = [];

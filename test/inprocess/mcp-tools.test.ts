@@ -127,6 +127,13 @@ describe('--mcp over stdio', () => {
     expect(r.stdout).toMatch(/\[router: 1 image from the tools not passed on: the model takes no image input\]\n$/);
   });
 
+  it('a result past the 10 MiB the SDK\'s transport takes in one message (it ended the server: exit 12) is cut at 1 MiB as any other', async () => {
+    const r = await run(['chat', '--model', 'local/tools', '--mcp', node(FIXTURE, 'flood-20'), 'flood-20']);
+    expect(r.stderr).toBe('warning: tool flood-20: its result was cut: the model got the first 1,048,576 bytes of 20,971,520\n');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^From the tool results: flood-20 answered: x{1000}.*\[router: the result was cut at 1 MiB of 20971520 bytes\]\n$/s);
+  });
+
   it('a server that floods: its result cut at 1 MiB with a line saying so', async () => {
     const r = await run(['chat', '--model', 'local/tools', '--mcp', node(FIXTURE, 'flood'), 'flood']);
     expect(r.code).toBe(0);

@@ -1,7 +1,8 @@
 // An MCP server (stdio) that misbehaves on purpose: `node mcp-fixture-server.mjs MODE [PIDFILE]`.
 // Modes: crash (exits during a call), hang (never answers a call, ignores SIGTERM), flood (answers
-// 5 MiB), env (answers with its environment), silent (never answers initialize).
-import { writeFileSync } from 'node:fs';
+// 5 MiB; flood-20: 20 MiB), env (answers with its environment), silent (never answers initialize), tty (writes to
+// its terminal, /dev/tty, and answers whether it could).
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -21,7 +22,15 @@ else {
       if (pidFile) writeFileSync(`${pidFile}.called`, 'yes\n');
       return new Promise(() => setInterval(() => {}, 1000));
     }
-    if (mode === 'flood') return { content: [{ type: 'text', text: 'x'.repeat(5 * 1024 * 1024) }] };
+    if (mode === 'tty') {
+      try {
+        appendFileSync('/dev/tty', 'THE SERVER WROTE ON THE TERMINAL\n');
+        return { content: [{ type: 'text', text: 'it wrote on the terminal' }] };
+      } catch (err) {
+        return { content: [{ type: 'text', text: `no terminal (${err.code})` }] };
+      }
+    }
+    if (mode === 'flood' || mode === 'flood-20') return { content: [{ type: 'text', text: 'x'.repeat((mode === 'flood' ? 5 : 20) * 1024 * 1024) }] };
     return { content: [{ type: 'text', text: JSON.stringify(process.env) }] };
   });
   await server.connect(new StdioServerTransport());

@@ -10,6 +10,8 @@ import type { IO } from '../io/io.js';
 import { visible } from '../../internal/visible.js';
 import { ask } from '../io/ask.js';
 import { sourceName, type Settings } from '../../config/settings.js';
+import { KEY_ENV } from '../../config/fields.js';
+import { hideFromEnviron } from '../../internal/hide-from-environ.js';
 
 type Body = Record<string, unknown>;
 
@@ -95,6 +97,8 @@ export async function openTools(src: ToolSources): Promise<ToolSet | undefined> 
   if (!src.local?.functions.length && !src.mcp?.length) return undefined;
   const [{ ToolSet }, { commandTool }, { toolEnv }] = await Promise.all([import('../../kit/toolset.js'), import('../../kit/command-tool.js'), import('../../kit/tool-env.js')]);
   const env = toolEnv(src.env, src.secrets);
+  // A tool runs as this user: it could read the keys from this process's /proc/PID/environ, unless hidden there.
+  hideFromEnviron([...src.secrets, ...Object.values(KEY_ENV).map((name) => src.env[name])]);
   const fns = src.local?.functions ?? [];
   const open = ToolSet.open({
     declared: fns.filter((f) => f.command === undefined).map((f) => f.decl),

@@ -1,0 +1,111 @@
+/**
+ * An MCP server over stdio, run as a tool command is: in a session and process group of its own (the
+ * terminal's Ctrl-C, its /dev/tty and its keys are not the server's), and ended as a whole group. The
+ * SDK's transport ends only the process it started: a wrapper's program (`npx …`, `sh -c '…'`) outlived
+ * it, and held router's pipes open, so that router never exited.
+ */
+import type { ChildProcess } from 'node:child_process';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { endGroup, signalGroup } from '../internal/process-group.js';
+import { atExit } from '../internal/exit-hooks.js';
+
+/** The longest message taken from a server (a result is cut at 1 MiB anyway; all results of a chat keep 64 MiB). */
+export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+export interface StdioServer {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  /** What the server writes on stderr, as it comes. */
+  onStderr?: (chunk: Buffer) => void;
+}
+
+export class GroupStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  /** Why router stopped reading the server, when it did (a message past MAX_MESSAGE_BYTES). */
+  refused?: string;
+  private child?: ChildProcess;
+  /** Settles when the server's first process has exited. */
+  private exited: Promise<void> = Promise.resolve();
+  private line: Buffer[] = [];
+  private lineBytes = 0;
+  private forget = () => {};
+
+  constructor(private readonly server: StdioServer) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  async start(): Promise<void> {
+    const [{ spawn }, { deserializeMessage }, { getDefaultEnvironment }] = await Promise.all([import('node:child_process'), import('@modelcontextprotocol/sdk/shared/stdio.js'), import('@modelcontextprotocol/sdk/client/stdio.js')]);
+    // As the SDK's transport: HOME, LOGNAME, PATH, SHELL, TERM and USER under what is given.
+    const env = { ...getDefaultEnvironment(), ...this.server.env };
+    const child = spawn(this.server.command, this.server.args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env });
+    this.child = child;
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    child.stdout!.on('data', (chunk: Buffer) => this.read(chunk, deserializeMessage));
+    child.stderr!.on('data', (chunk: Buffer) => this.server.onStderr?.(chunk));
+    for (const s of [child.stdin!, child.stdout!, child.stderr!]) s.on('error', (e: Error) => this.onerror?.(e));
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      // Not started (not found, not runnable): nothing to end.
+      child.once('error', (e) => {
+        if (!child.pid) this.child = undefined;
+        reject(e);
+      });
+    });
+    // Router ending otherwise (a plain kill, Ctrl-C's exit) ends the server's group: it may ignore EOF and SIGTERM.
+    this.forget = atExit(() => signalGroup(child.pid, 'SIGKILL'));
+    child.once('close', () => {
+      if (this.child === child) this.child = undefined;
+      this.forget();
+      this.onclose?.();
+    });
+  }
+
+  /** Messages are lines of JSON; a line that is none (a server logging on stdout) is an error said and passed over. */
+  private read(chunk: Buffer, parse: (line: string) => JSONRPCMessage): void {
+    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10)) {
+      const text = Buffer.concat([...this.line, chunk.subarray(0, at)]).toString('utf8').replace(/\r$/, '');
+      this.line = [];
+      this.lineBytes = 0;
+      chunk = chunk.subarray(at + 1);
+      try {
+        if (text.trim()) this.onmessage?.(parse(text));
+      } catch (err) {
+        this.onerror?.(err as Error);
+      }
+    }
+    this.lineBytes += chunk.length;
+    if (chunk.length) this.line.push(chunk);
+    if (this.lineBytes > MAX_MESSAGE_BYTES) {
+      this.refused = `it sent a message of more than ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB`;
+      this.line = [];
+      void this.close();
+    }
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin?.writable) return Promise.reject(new Error('Not connected'));
+    return new Promise((resolve) => (stdin.write(`${JSON.stringify(message)}\n`) ? resolve() : stdin.once('drain', resolve)));
+  }
+
+  /** Closes the server's stdin, then ends its group: SIGTERM 2 s later if its first process still runs, SIGKILL 2 s after that. */
+  async close(): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    child.stdin?.end();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.exited, new Promise((resolve) => (timer = setTimeout(resolve, 2000)))]);
+    clearTimeout(timer);
+    // What the server started may outlive it and hold its pipes open: ended too.
+    await endGroup(child.pid);
+    [child.stdout, child.stderr].forEach((s) => s?.destroy());
+    this.forget();
+  }
+}
