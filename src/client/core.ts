@@ -165,10 +165,9 @@ export class HttpCore {
         const res = await this.attempt(url, opts);
         if (res.status >= 200 && res.status < 300) {
           const wrong = opts.anyStatus ? undefined : unexpectedContent(res.headers['content-type'], opts.accept ?? 'application/json', url, this.apiRoot);
-          if (!wrong && !whole) return res;
           // A whole answer cut or stalled mid-body fails this attempt, as one with no head does: a GET is sent again.
-          if (!wrong) opts.onHead?.(res.headers);
-          if (!wrong) return Object.assign(res, { text: await res.body.text() });
+          if (!wrong && whole) opts.onHead?.(res.headers);
+          if (!wrong) return whole ? Object.assign(res, { text: await res.body.text() }) : res;
           await res.body.dump().catch(() => {});
           throw wrong;
         }
