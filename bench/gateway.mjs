@@ -47,7 +47,7 @@ const cpuMicros = (pid) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 };
-const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+export const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 const med = (xs) => pct(xs, 0.5);
 /** Per round, a percentile through the gateway minus the same percentile direct: the median, and the range. */
 const added = (via, direct, p) => {
@@ -64,7 +64,7 @@ process.on('exit', () => {
 });
 
 /** The upstream both sides call: the mock (default), or a `router serve`. */
-async function startUpstream(name) {
+export async function startUpstream(name) {
   if (UPSTREAM === 'emulator') return startEmulator(join(WORK, name));
   const child = spawn(process.execPath, [join(ROOT, 'bench', 'mock-upstream.mjs'), '--exit-with-stdin'], { stdio: ['pipe', 'pipe', 'inherit'] });
   mocks.add(child);
@@ -73,7 +73,7 @@ async function startUpstream(name) {
   return { ...info, pid: child.pid, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) };
 }
 
-async function startGateway(upstream, bin = BIN, name = 'gateway', nodeArgs = []) {
+export async function startGateway(upstream, bin = BIN, name = 'gateway', nodeArgs = []) {
   const file = join(WORK, 'gateway-providers.yaml');
   writeFileSync(file, `providers:\n  - name: up\n    base_url: ${upstream.api_root}/v1\n    api_key_env: UP_KEY\n    models: { bench/echo: local/echo, bench/lorem: local/lorem }\n`);
   const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--port', '0', '--state', join(WORK, `${name}-state`), '--json', '--providers', file], { env: { ...process.env, UP_KEY: upstream.api_key }, stdio: ['ignore', 'pipe', 'ignore'] });
@@ -95,7 +95,7 @@ async function startGateway(upstream, bin = BIN, name = 'gateway', nodeArgs = []
  * kept): resolves with its status. request()'s body stream cost the load generator a stream's
  * bookkeeping per chunk, on the same 2 cores as the processes it measures.
  */
-function hit(agent, target, body) {
+export function hit(agent, target, body) {
   const url = new URL(`${target.api_root}/v1/chat/completions`);
   return new Promise((resolve, reject) => {
     let status = 0;
@@ -164,7 +164,7 @@ async function paced(agent, target, body, perSecond, n) {
 }
 
 /** `n` requests to one target, `width` at a time. */
-async function closed(agent, target, body, width, n) {
+export async function closed(agent, target, body, width, n) {
   let sent = 0;
   await Promise.all(Array.from({ length: width }, async () => {
     while (sent++ < n) await hit(agent, target, body);

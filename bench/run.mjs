@@ -5,6 +5,7 @@ import { driftSections } from './drift.mjs';
 import { jqSections } from './jq.mjs';
 import { transportFloor } from './floor.mjs';
 import { gatewaySections } from './gateway.mjs';
+import { tailSections } from './gateway-tail.mjs';
 import { installedSections } from './installed.mjs';
 
 /** Rounds of each interleaved comparison; the ratio is their median, the spread their range. */
@@ -357,6 +358,8 @@ sections.largePrompt = async () => {
   }
 };
 Object.assign(sections, hostileSections, driftSections, jqSections, gatewaySections);
+// A diagnosis, not a row: only when named (its preload would stay in the processes started after it).
+if (only?.split(',').includes('gateway-tail')) Object.assign(sections, tailSections);
 
 const emu = await startEmulator();
 try {

@@ -23,9 +23,9 @@ const estimated = (ctx: Ctx) => estimatesHeld.get(ctx.store)?.get(ctx.workspace)
 function holdEstimateOn(ctx: Ctx, cost: number): void {
   let held = estimatesHeld.get(ctx.store);
   if (!held) estimatesHeld.set(ctx.store, (held = new Map()));
-  const now = round((held.get(ctx.workspace) ?? 0) + cost);
-  if (now > 0) held.set(ctx.workspace, now);
-  else held.delete(ctx.workspace);
+  // A workspace's entry stays at 0, not deleted: a Map as long-lived as this one made a new table in the
+  // old generation each time an entry in and out per request grew or shrank it.
+  held.set(ctx.workspace, Math.max(0, round((held.get(ctx.workspace) ?? 0) + cost)));
 }
 
 /** The caller's workspace's balance less what its unbounded requests in flight hold. */
