@@ -272,7 +272,7 @@ export class Gateway {
   async complete(body: Body, endpoint = '/v1/chat/completions', served: { provider?: string } = {}): Promise<Body> {
     const { how, asked, candidates } = batchCandidates(body, endpoint, this.catalog);
     if (endpoint === '/v1/chat/completions') validateChat(body);
-    if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
+    if (!candidates.length) throw noEndpoints(body, this.catalog, how.kind, (c) => !!how.call(c.adapter));
     const passed: Attempt[] = [];
     for (const pause of [0, ...RETRY_PAUSES_MS]) {
       if (pause && !(await pauseAfter(pause, passed))) break;
