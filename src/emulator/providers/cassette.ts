@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ProviderFailure, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
 import { replayAudio, teeAudio } from './cassette-audio.js';
 import { parsed, Stopping, type Cassette } from './cassette-format.js';
-import { failAgain, failed, gone, replay } from './cassette-replay.js';
+import { failAgain, failed, gone, recordedRefusalHint, replay } from './cassette-replay.js';
 import { visible } from '../../internal/visible.js';
 import { differences, inOrder, matchKey, takesByRequest, type Endpoint, type Take } from './cassette-folder.js';
 
@@ -17,7 +17,7 @@ type Body = Record<string, unknown>;
 /** `record`: every exchange kept; `replay`: answers from cassettes only; `replay-record`: the missing ones asked and kept. */
 export type CassetteMode = 'record' | 'replay' | 'replay-record';
 
-type Live = ProviderAdapter & { url?: string; embeddingsUrl?: string; responsesUrl?: string; speechUrl?: string; secret?: string };
+type Live = ProviderAdapter & { url?: string; embeddingsUrl?: string; responsesUrl?: string; speechUrl?: string; secret?: string; keyEnv?: string };
 
 /** A folder of cassettes: loaded once, grown as exchanges are recorded. */
 export class CassetteDeck {
@@ -66,7 +66,7 @@ export class CassetteDeck {
    * `--record-missing`, a last take that is a failure is not repeated: the upstream is asked again
    * (undefined), and its answer kept as the next take.
    */
-  private next(key: string): Cassette | undefined {
+  private next(key: string): Take | undefined {
     const takes = this.byKey.get(key);
     if (!takes?.length) return undefined;
     const n = this.played.get(key) ?? 0;
@@ -75,7 +75,12 @@ export class CassetteDeck {
       return undefined;
     }
     this.played.set(key, n + 1);
-    return takes[Math.min(n, takes.length - 1)]!.cassette;
+    return takes[Math.min(n, takes.length - 1)]!;
+  }
+
+  /** A failure take replayed: a 401's or 403's words name its file and the key to check (cassette-replay.ts). */
+  private failAgain(live: Live, { file, cassette }: Take, req: UpstreamChat): Promise<never> {
+    return failAgain(cassette, this.timing, req.signal, this.stopping, recordedRefusalHint(live.name, live.keyEnv, join(this.dir, file)));
   }
 
   /** Resolves once every cassette kept so far is on disk, those kept while it waits too (the gateway waits for it when it stops). */
@@ -143,8 +148,8 @@ export class CassetteDeck {
     if (this.mode !== 'record') {
       gone(live.name, req.signal);
       const found = this.next(key);
-      if (found && failed(found)) return failAgain(found, this.timing, req.signal, this.stopping);
-      if (found) return replayAudio(found, this.timing, req.signal, this.stopping);
+      if (found && failed(found.cassette)) return this.failAgain(live, found, req);
+      if (found) return replayAudio(found.cassette, this.timing, req.signal, this.stopping);
       if (this.mode === 'replay') throw this.miss(live.name, req.body);
     }
     const started = Date.now();
@@ -158,8 +163,8 @@ export class CassetteDeck {
     if (this.mode !== 'record') {
       gone(live.name, req.signal);
       const found = this.next(key);
-      if (found && failed(found)) return failAgain(found, this.timing, req.signal, this.stopping);
-      if (found) return replay(found, this.timing, req.signal, this.stopping);
+      if (found && failed(found.cassette)) return this.failAgain(live, found, req);
+      if (found) return replay(found.cassette, this.timing, req.signal, this.stopping);
       if (this.mode === 'replay') throw this.miss(live.name, req.body);
     }
     return this.record(live, req, key, endpoint);
