@@ -217,6 +217,8 @@ export class CassetteDeck {
       // the older answer; the other way round, the answer (the newest run's) is replayed.
       for (const held of this.failuresHeld.get(key)?.splice(0) ?? []) held();
       this.byKey.set(key, [...this.renew(key).filter((t) => t.file !== file), { file, cassette }].sort(inOrder));
+      // `--record-missing`: a take this run asked for was its answer, not one to replay back to it.
+      if (this.mode === 'replay-record') this.played.set(key, this.byKey.get(key)!.length);
     };
     return { cassette, save };
   }
@@ -225,13 +227,16 @@ export class CassetteDeck {
    * The upstream asked: a failure it gives that the gateway passes over (refused, timed out, a 429 or
    * 5xx, no answer) is kept as this request's next take too, so replay fails there as recording did
    * (a retry after a 503 replays the 503, then the answer). Not one of a caller who hung up, nor the
-   * gateway's stop: no answer of the upstream's.
+   * gateway's stop: no answer of the upstream's. Nor, with `--record-missing`, one with no HTTP answer
+   * (refused, a connect or head timeout): that fills a recording's gaps, and an outage of the network
+   * would otherwise be replayed as the request's first answer ever after.
    */
   private async asked<T>(live: Live, req: UpstreamChat, key: string, endpoint: Endpoint, started: number, call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (err) {
-      if (err instanceof ProviderFailure && err.reason !== 'stopping' && !req.signal.aborted) {
+      const unanswered = this.mode === 'replay-record' && !(err instanceof ProviderFailure && err.status);
+      if (err instanceof ProviderFailure && err.reason !== 'stopping' && !req.signal.aborted && !unanswered) {
         const { cassette, save } = this.blank(live, req, key, endpoint, { status: err.status ?? 0, headers: {} }, started);
         cassette.response.after_ms = Date.now() - started;
         cassette.response.failure = { reason: err.reason, message: err.message, ...(err.retryAfter === undefined ? {} : { retry_after: err.retryAfter }) };
