@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ProviderFailure, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
@@ -7,6 +6,7 @@ import { replayAudio, teeAudio } from './cassette-audio.js';
 import { parsed, Stopping, type Cassette } from './cassette-format.js';
 import { failAgain, failed, gone, recordedRefusalHint, replay } from './cassette-replay.js';
 import { visible } from '../../internal/visible.js';
+import { makeDir } from '../../internal/make-dir.js';
 import { differences, inOrder, matchKey, takesByRequest, type Endpoint, type Take } from './cassette-folder.js';
 
 export type { Cassette } from './cassette-format.js';
@@ -52,7 +52,8 @@ export class CassetteDeck {
     readonly mode: CassetteMode,
     private readonly timing = 1,
   ) {
-    mkdirSync(dir, { recursive: true });
+    // Not node's recursive mkdir: under /proc it spins for ever (node 20).
+    makeDir(dir, 0o777);
     ({ byKey: this.byKey, stale: this.stale } = takesByRequest(dir));
   }
 
