@@ -94,6 +94,11 @@ export class CassetteDeck {
     }
   }
 
+  /** Resolves once the cassettes kept so far are on disk (not those kept meanwhile): a batch's result is written after its exchange's. */
+  allKept(): Promise<void> {
+    return this.writes;
+  }
+
   /**
    * Writes a cassette off the event loop, in turn after those before it: to a temp file, then renamed,
    * so the file is whole or absent (a kill leaves at most a `.json.tmp`, never read). A write that

@@ -52,6 +52,7 @@ export class Gateway {
   private readonly responsesIds: Set<string>;
   private readonly sessions = new Sessions();
   private readonly closers: (() => Promise<void>)[] = [];
+  private readonly deck: CassetteDeck | undefined;
   readonly batchConcurrency: number;
   /** An upstream's words as the caller gets them: without any provider key the upstream echoed. */
   private readonly hide: (text: string) => string;
@@ -61,7 +62,7 @@ export class Gateway {
     const keys = opts.config.providers.map((p) => p.apiKey).filter((k): k is string => !!k && k.length >= 8);
     this.hide = keyHider(keys);
     this.batchConcurrency = opts.config.batchConcurrency ?? DEFAULT_BATCH_CONCURRENCY;
-    const deck = opts.cassettes && new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing);
+    const deck = (this.deck = opts.cassettes && new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing));
     if (deck) this.closers.push(() => (deck.stop(), deck.flush()));
     const upstreams: ProviderAdapter[] = opts.config.providers.map((p) => {
       const live = new OpenAICompatible(p);
@@ -282,6 +283,7 @@ export class Gateway {
         if (how.named) priceUsage(endpoint === '/v1/embeddings' ? embeddingsUsage(got.answer, asked.input) : got.answer.usage, got.c);
         else wholeResponse(got.answer, got.c, asked);
         served.provider = got.c.slug;
+        await this.deck?.allKept(); // its result after its cassette: a kill -9 leaves no result whose exchange was not kept
         return got.answer;
       }
     }
@@ -292,7 +294,6 @@ export class Gateway {
   bound(body: Body, endpoint = '/v1/chat/completions'): number | undefined {
     return batchBound(body, endpoint, batchCandidates(body, endpoint, this.catalog).candidates);
   }
-
   async close(): Promise<void> {
     await Promise.all(this.closers.map((close) => close()));
   }
