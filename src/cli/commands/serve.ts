@@ -206,13 +206,17 @@ async function writableFolder(flag: string, dir: string, mode: number): Promise<
   const { unlinkSync, writeFileSync } = await import('node:fs');
   const { join } = await import('node:path');
   const probe = join(dir, `.router-write-check-${process.pid}`);
+  const words = (err: unknown) => ((err as NodeJS.ErrnoException).code ? describeCode((err as NodeJS.ErrnoException).code!) : (err as Error).message);
   try {
     makeDir(dir, mode);
+  } catch (err) {
+    throw usage(`${flag} ${dir}: cannot make ${(err as NodeJS.ErrnoException).path ?? dir}: ${words(err)}`);
+  }
+  try {
     writeFileSync(probe, '');
     unlinkSync(probe);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw usage(`${flag} ${dir}: cannot write there: ${code ? describeCode(code) : (err as Error).message}`);
+    throw usage(`${flag} ${dir}: cannot write there: ${words(err)}`);
   }
 }
 

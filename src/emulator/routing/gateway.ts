@@ -24,7 +24,6 @@ import { refusalOf, wholeAnswer } from './answer-shape.js';
 import { answerText, finishOf, ownId, keepUpstreamAnswer, responseFinish, responseText, type Asked, type UpstreamAnswer } from './kept.js';
 type Body = Record<string, unknown>;
 const RETRY_PAUSES_MS = [500, 2_000]; // a batch request whose every provider failed is tried again after these
-
 /** A relayed stream's end: broken before its first token, the candidate is passed over (false); else it answered, kept once whole or cut after content (true; charged by the relay before its end went out). Its upstream is let go either way (left at an error event, it generates for nobody). */
 function settled(outcome: RelayOutcome, reply: { events: AsyncIterable<string> }, c: Candidate, passed: Attempt[], remember: () => unknown, kept: (o: Exclude<RelayOutcome, { failed: unknown }>) => void, hide: (text: string) => string): boolean {
   void reply.events[Symbol.asyncIterator]().return?.();
