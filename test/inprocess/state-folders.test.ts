@@ -60,7 +60,7 @@ describe('state and config folders that cannot be made', () => {
     expect(config.stderr).toBe('error: cannot create the config folder /proc/router-nope: no such file or folder\n');
     const serve = await t.run(['serve', '--port', '0', '--state', '/proc/router-nope/state']);
     expect(serve.code).toBe(2);
-    expect(serve.stderr).toBe('error: cannot use /proc/router-nope: no such file or folder\n');
+    expect(serve.stderr).toBe('error: --state /proc/router-nope/state: cannot make /proc/router-nope: no such file or folder\n');
     const chat = await t.run(['chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_STATE_DIR: '/proc/router-nope' } });
     expect(chat.code).toBe(0);
     expect(chat.stdout).toBe('hi\n');

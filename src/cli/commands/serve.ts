@@ -61,6 +61,7 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
   if (isBlank(opts.host)) throw usage('--host: the address is empty (127.0.0.1 is the default)');
   const gateway = await gatewayOptions(opts, io.env, (line) => io.note(line));
   if (opts.checkDrift !== undefined) return checkDrift(io, opts.checkDrift, gateway);
+  await writableFolder('--state', stateDir, 0o700);
   const release = await holdState(stateDir);
   const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault, batchDelayMs: opts.batchDelayMs, gateway, flavor: opts.flavor }).catch((err: unknown) => {
     release();
@@ -174,6 +175,7 @@ async function gatewayOptions(opts: FlagValues<typeof FLAGS>, env: NodeJS.Proces
   const found = dir === undefined ? undefined : statSync(dir, { throwIfNoEntry: false });
   if (found && !found.isDirectory()) throw usage(`--${flag} ${dir} is a file, not a folder`);
   if (opts.replay !== undefined && !found) throw usage(`--replay ${opts.replay}: no such folder`);
+  if (opts.record !== undefined || opts.recordMissing) await writableFolder(`--${flag}`, dir!, 0o777);
   let text: string;
   try {
     text = readFileSync(opts.providers, 'utf8');
@@ -190,6 +192,31 @@ async function gatewayOptions(opts: FlagValues<typeof FLAGS>, env: NodeJS.Proces
   } catch (err) {
     if (err instanceof ProvidersFileError) throw usage(`--providers ${opts.providers}: ${err.message}`);
     throw err;
+  }
+}
+
+/**
+ * A folder serve writes into (--state, --record, --replay with --record-missing), made and written once
+ * at start: a place it cannot write (/proc, a read-only mount) is refused in one line, not met at the first
+ * cassette or save. Made by makeDir: node 20's recursive mkdir spins for ever under /proc.
+ */
+async function writableFolder(flag: string, dir: string, mode: number): Promise<void> {
+  const { makeDir } = await import('../../internal/make-dir.js');
+  const { describeCode } = await import('../../internal/system-errors.js');
+  const { unlinkSync, writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const probe = join(dir, `.router-write-check-${process.pid}`);
+  const words = (err: unknown) => ((err as NodeJS.ErrnoException).code ? describeCode((err as NodeJS.ErrnoException).code!) : (err as Error).message);
+  try {
+    makeDir(dir, mode);
+  } catch (err) {
+    throw usage(`${flag} ${dir}: cannot make ${(err as NodeJS.ErrnoException).path ?? dir}: ${words(err)}`);
+  }
+  try {
+    writeFileSync(probe, '');
+    unlinkSync(probe);
+  } catch (err) {
+    throw usage(`${flag} ${dir}: cannot write there: ${words(err)}`);
   }
 }
 

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Cassette } from './cassette-format.js';
+import { cassetteWrong } from './cassette-shape.js';
 
 type Body = Record<string, unknown>;
 
@@ -51,7 +52,8 @@ export function readCassettes(dir: string): { file: string; cassette: Cassette }
       } catch (err) {
         throw new CassetteFileError(`cassette ${file} is not JSON: ${(err as Error).message}`, { cause: err });
       }
-      if (!cassette?.request?.body || !cassette.response || typeof cassette.provider !== 'string') throw new CassetteFileError(`cassette ${file} has no provider, request body or response`);
+      const wrong = cassetteWrong(cassette);
+      if (wrong) throw new CassetteFileError(`cassette ${file}: ${wrong}`);
       return { file, cassette };
     });
 }

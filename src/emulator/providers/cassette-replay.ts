@@ -18,16 +18,26 @@ export function gone(provider: string, signal: StopSignal): void {
  */
 export const failed = (c: Cassette): boolean => !!c.response.failure || (!c.response.chunks && !c.response.audio && passesOver(c.response.status));
 
-/** A recorded failure, again, when it came (times `timing`): the gateway passes this provider over as it did (or as it would now). */
-export async function failAgain(c: Cassette, timing: number, signal: StopSignal, stopping: StopSignal): Promise<never> {
+/**
+ * What to check when a replayed take is a provider's 401 or 403: the key refused was the recording
+ * run's (a replay sends none), so the file, the provider's `api_key_env` and the way to record it again.
+ */
+export function recordedRefusalHint(provider: string, keyEnv: string | undefined, file: string): string {
+  const key = keyEnv ? `${keyEnv} (its api_key_env)` : 'api_key_env (the file names none for it)';
+  return `replayed from ${file}, recorded when ${provider} refused the key it was sent: once ${key} holds a key it takes, delete that file and run router serve --record-missing to record the request again`;
+}
+
+/** A recorded failure, again, when it came (times `timing`): the gateway passes this provider over as it did (or as it would now); `keyHint` said after a 401's or 403's words. */
+export async function failAgain(c: Cassette, timing: number, signal: StopSignal, stopping: StopSignal, keyHint = ''): Promise<never> {
   const started = performance.now();
   const ms = c.response.after_ms;
   await until(started + (typeof ms === 'number' && ms > 0 ? ms * timing : 0), signal, stopping);
   gone(c.provider, signal);
   if (stopping.aborted) throw new ProviderFailure('stopping', `${c.provider}: the gateway is stopping`);
   const { status, failure, body, headers } = c.response;
-  if (!failure) throw statusFailure(c.provider, status, text(body ?? ''), headers?.['retry-after']);
-  throw new ProviderFailure(failure.reason, failure.message, status || undefined, failure.retry_after);
+  if (!failure) throw statusFailure(c.provider, status, text(body ?? ''), headers?.['retry-after'], keyHint);
+  const hint = keyHint && (status === 401 || status === 403) ? keyHint : undefined;
+  throw new ProviderFailure(failure.reason, failure.message, status || undefined, failure.retry_after, hint);
 }
 
 /**

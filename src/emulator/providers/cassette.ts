@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ProviderFailure, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
 import { replayAudio, teeAudio } from './cassette-audio.js';
 import { parsed, Stopping, type Cassette } from './cassette-format.js';
-import { failAgain, failed, gone, replay } from './cassette-replay.js';
+import { failAgain, failed, gone, recordedRefusalHint, replay } from './cassette-replay.js';
 import { visible } from '../../internal/visible.js';
+import { makeDir } from '../../internal/make-dir.js';
 import { differences, inOrder, matchKey, takesByRequest, type Endpoint, type Take } from './cassette-folder.js';
 
 export type { Cassette } from './cassette-format.js';
@@ -17,7 +17,7 @@ type Body = Record<string, unknown>;
 /** `record`: every exchange kept; `replay`: answers from cassettes only; `replay-record`: the missing ones asked and kept. */
 export type CassetteMode = 'record' | 'replay' | 'replay-record';
 
-type Live = ProviderAdapter & { url?: string; embeddingsUrl?: string; responsesUrl?: string; speechUrl?: string; secret?: string };
+type Live = ProviderAdapter & { url?: string; embeddingsUrl?: string; responsesUrl?: string; speechUrl?: string; secret?: string; keyEnv?: string };
 
 /** A folder of cassettes: loaded once, grown as exchanges are recorded. */
 export class CassetteDeck {
@@ -52,7 +52,8 @@ export class CassetteDeck {
     readonly mode: CassetteMode,
     private readonly timing = 1,
   ) {
-    mkdirSync(dir, { recursive: true });
+    // Not node's recursive mkdir: under /proc it spins for ever (node 20).
+    makeDir(dir, 0o777);
     ({ byKey: this.byKey, stale: this.stale } = takesByRequest(dir));
   }
 
@@ -66,7 +67,7 @@ export class CassetteDeck {
    * `--record-missing`, a last take that is a failure is not repeated: the upstream is asked again
    * (undefined), and its answer kept as the next take.
    */
-  private next(key: string): Cassette | undefined {
+  private next(key: string): Take | undefined {
     const takes = this.byKey.get(key);
     if (!takes?.length) return undefined;
     const n = this.played.get(key) ?? 0;
@@ -75,7 +76,12 @@ export class CassetteDeck {
       return undefined;
     }
     this.played.set(key, n + 1);
-    return takes[Math.min(n, takes.length - 1)]!.cassette;
+    return takes[Math.min(n, takes.length - 1)]!;
+  }
+
+  /** A failure take replayed: a 401's or 403's words name its file and the key to check (cassette-replay.ts). */
+  private failAgain(live: Live, { file, cassette }: Take, req: UpstreamChat): Promise<never> {
+    return failAgain(cassette, this.timing, req.signal, this.stopping, recordedRefusalHint(live.name, live.keyEnv, join(this.dir, file)));
   }
 
   /** Resolves once every cassette kept so far is on disk, those kept while it waits too (the gateway waits for it when it stops). */
@@ -86,6 +92,11 @@ export class CassetteDeck {
       await writes;
       if (writes === this.writes) return;
     }
+  }
+
+  /** Resolves once the cassettes kept so far are on disk (not those kept meanwhile): a batch's result is written after its exchange's. */
+  allKept(): Promise<void> {
+    return this.writes;
   }
 
   /**
@@ -143,8 +154,8 @@ export class CassetteDeck {
     if (this.mode !== 'record') {
       gone(live.name, req.signal);
       const found = this.next(key);
-      if (found && failed(found)) return failAgain(found, this.timing, req.signal, this.stopping);
-      if (found) return replayAudio(found, this.timing, req.signal, this.stopping);
+      if (found && failed(found.cassette)) return this.failAgain(live, found, req);
+      if (found) return replayAudio(found.cassette, this.timing, req.signal, this.stopping);
       if (this.mode === 'replay') throw this.miss(live.name, req.body);
     }
     const started = Date.now();
@@ -158,8 +169,8 @@ export class CassetteDeck {
     if (this.mode !== 'record') {
       gone(live.name, req.signal);
       const found = this.next(key);
-      if (found && failed(found)) return failAgain(found, this.timing, req.signal, this.stopping);
-      if (found) return replay(found, this.timing, req.signal, this.stopping);
+      if (found && failed(found.cassette)) return this.failAgain(live, found, req);
+      if (found) return replay(found.cassette, this.timing, req.signal, this.stopping);
       if (this.mode === 'replay') throw this.miss(live.name, req.body);
     }
     return this.record(live, req, key, endpoint);
@@ -212,6 +223,8 @@ export class CassetteDeck {
       // the older answer; the other way round, the answer (the newest run's) is replayed.
       for (const held of this.failuresHeld.get(key)?.splice(0) ?? []) held();
       this.byKey.set(key, [...this.renew(key).filter((t) => t.file !== file), { file, cassette }].sort(inOrder));
+      // `--record-missing`: a take this run asked for was its answer, not one to replay back to it.
+      if (this.mode === 'replay-record') this.played.set(key, this.byKey.get(key)!.length);
     };
     return { cassette, save };
   }
@@ -220,13 +233,16 @@ export class CassetteDeck {
    * The upstream asked: a failure it gives that the gateway passes over (refused, timed out, a 429 or
    * 5xx, no answer) is kept as this request's next take too, so replay fails there as recording did
    * (a retry after a 503 replays the 503, then the answer). Not one of a caller who hung up, nor the
-   * gateway's stop: no answer of the upstream's.
+   * gateway's stop: no answer of the upstream's. Nor, with `--record-missing`, one with no HTTP answer
+   * (refused, a connect or head timeout): that fills a recording's gaps, and an outage of the network
+   * would otherwise be replayed as the request's first answer ever after.
    */
   private async asked<T>(live: Live, req: UpstreamChat, key: string, endpoint: Endpoint, started: number, call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (err) {
-      if (err instanceof ProviderFailure && err.reason !== 'stopping' && !req.signal.aborted) {
+      const unanswered = this.mode === 'replay-record' && !(err instanceof ProviderFailure && err.status);
+      if (err instanceof ProviderFailure && err.reason !== 'stopping' && !req.signal.aborted && !unanswered) {
         const { cassette, save } = this.blank(live, req, key, endpoint, { status: err.status ?? 0, headers: {} }, started);
         cassette.response.after_ms = Date.now() - started;
         cassette.response.failure = { reason: err.reason, message: err.message, ...(err.retryAfter === undefined ? {} : { retry_after: err.retryAfter }) };

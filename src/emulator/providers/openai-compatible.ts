@@ -120,6 +120,11 @@ export class OpenAICompatible implements ProviderAdapter {
     return this.config.apiKey;
   }
 
+  /** The variable its key comes from (a replayed 401 or 403 names it). */
+  get keyEnv(): string | undefined {
+    return this.config.keyEnv;
+  }
+
   get url(): string {
     return `${this.config.baseUrl}/chat/completions`;
   }

@@ -10,8 +10,13 @@ import { Dispatcher, errors, Pool } from 'undici';
  * asked then is failed, not given a new pool (the gateway's stop destroys it; a request still reading its
  * body was sent upstream after it).
  */
+/** The shortest idle time a connection is kept, however soon its server was seen to close one (OriginPools.open). */
+const SHORTEST_KEEP_ALIVE_MS = 100;
+
 export class OriginPools extends Dispatcher {
   private readonly pools = new Map<string, Pool>();
+  /** Pools replaced by a shorter-lived one (open()), closing once their requests end: destroyed with the others at a stop. */
+  private readonly retiring = new Set<Pool>();
   /** Why requests are failed from now on: the gateway is stopping (destroyed), or it was closed. */
   private refusal: Error | undefined;
 
@@ -22,16 +27,35 @@ export class OriginPools extends Dispatcher {
   dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     if (this.refusal) return refuse(handler, this.refusal);
     const origin = String(opts.origin);
-    let pool = this.pools.get(origin);
-    if (!pool) this.pools.set(origin, (pool = new Pool(origin, this.options)));
+    const pool = this.pools.get(origin) ?? this.open(origin, this.options.keepAliveTimeout ?? 4_000);
     return pool.dispatch(opts, handler);
+  }
+
+  /**
+   * An origin's pool, whose idle connections are let go after `keepAliveTimeout` (when the server gives no
+   * Keep-Alive hint). A connection the server closes first ("other side closed": idle, or under a request)
+   * says it closes sooner than that: the origin gets a new pool keeping them half as long, down to
+   * SHORTEST_KEEP_ALIVE_MS, and the old one is closed once its requests end. So a server that closes idle
+   * connections at 300 ms without a hint is met by a reused connection it closes at most twice (1 s, 500 ms).
+   */
+  private open(origin: string, keepAliveTimeout: number): Pool {
+    const pool = new Pool(origin, { ...this.options, keepAliveTimeout });
+    pool.on('disconnect', (_origin, _targets, err) => {
+      const shorter = Math.max(SHORTEST_KEEP_ALIVE_MS, Math.floor(keepAliveTimeout / 2));
+      if ((err as { code?: string } | null)?.code !== 'UND_ERR_SOCKET' || this.refusal || this.pools.get(origin) !== pool || shorter >= keepAliveTimeout) return;
+      this.open(origin, shorter);
+      this.retiring.add(pool);
+      void pool.close().catch(() => undefined).finally(() => this.retiring.delete(pool));
+    });
+    this.pools.set(origin, pool);
+    return pool;
   }
 
   close(): Promise<void>;
   close(callback: () => void): void;
   close(callback?: () => void): Promise<void> | void {
     this.refusal ??= new errors.ClientClosedError();
-    const closed = Promise.all([...this.pools.values()].map((p) => p.close())).then(() => {});
+    const closed = Promise.all([...this.pools.values(), ...this.retiring].map((p) => p.close())).then(() => {});
     if (!callback) return closed;
     void closed.then(callback);
   }
@@ -44,7 +68,7 @@ export class OriginPools extends Dispatcher {
     const err = typeof a === 'function' ? null : (a ?? null);
     const callback = typeof a === 'function' ? a : b;
     this.refusal ??= err ?? new errors.ClientDestroyedError();
-    const destroyed = Promise.all([...this.pools.values()].map((p) => p.destroy(err))).then(() => {});
+    const destroyed = Promise.all([...this.pools.values(), ...this.retiring].map((p) => p.destroy(err))).then(() => {});
     if (!callback) return destroyed;
     void destroyed.then(callback);
   }

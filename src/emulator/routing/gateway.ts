@@ -24,7 +24,6 @@ import { refusalOf, wholeAnswer } from './answer-shape.js';
 import { answerText, finishOf, ownId, keepUpstreamAnswer, responseFinish, responseText, type Asked, type UpstreamAnswer } from './kept.js';
 type Body = Record<string, unknown>;
 const RETRY_PAUSES_MS = [500, 2_000]; // a batch request whose every provider failed is tried again after these
-
 /** A relayed stream's end: broken before its first token, the candidate is passed over (false); else it answered, kept once whole or cut after content (true; charged by the relay before its end went out). Its upstream is let go either way (left at an error event, it generates for nobody). */
 function settled(outcome: RelayOutcome, reply: { events: AsyncIterable<string> }, c: Candidate, passed: Attempt[], remember: () => unknown, kept: (o: Exclude<RelayOutcome, { failed: unknown }>) => void, hide: (text: string) => string): boolean {
   void reply.events[Symbol.asyncIterator]().return?.();
@@ -52,6 +51,7 @@ export class Gateway {
   private readonly responsesIds: Set<string>;
   private readonly sessions = new Sessions();
   private readonly closers: (() => Promise<void>)[] = [];
+  private readonly deck: CassetteDeck | undefined;
   readonly batchConcurrency: number;
   /** An upstream's words as the caller gets them: without any provider key the upstream echoed. */
   private readonly hide: (text: string) => string;
@@ -61,7 +61,7 @@ export class Gateway {
     const keys = opts.config.providers.map((p) => p.apiKey).filter((k): k is string => !!k && k.length >= 8);
     this.hide = keyHider(keys);
     this.batchConcurrency = opts.config.batchConcurrency ?? DEFAULT_BATCH_CONCURRENCY;
-    const deck = opts.cassettes && new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing);
+    const deck = (this.deck = opts.cassettes && new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing));
     if (deck) this.closers.push(() => (deck.stop(), deck.flush()));
     const upstreams: ProviderAdapter[] = opts.config.providers.map((p) => {
       const live = new OpenAICompatible(p);
@@ -272,7 +272,7 @@ export class Gateway {
   async complete(body: Body, endpoint = '/v1/chat/completions', served: { provider?: string } = {}): Promise<Body> {
     const { how, asked, candidates } = batchCandidates(body, endpoint, this.catalog);
     if (endpoint === '/v1/chat/completions') validateChat(body);
-    if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
+    if (!candidates.length) throw noEndpoints(body, this.catalog, how.kind, (c) => !!how.call(c.adapter));
     const passed: Attempt[] = [];
     for (const pause of [0, ...RETRY_PAUSES_MS]) {
       if (pause && !(await pauseAfter(pause, passed))) break;
@@ -282,6 +282,7 @@ export class Gateway {
         if (how.named) priceUsage(endpoint === '/v1/embeddings' ? embeddingsUsage(got.answer, asked.input) : got.answer.usage, got.c);
         else wholeResponse(got.answer, got.c, asked);
         served.provider = got.c.slug;
+        await this.deck?.allKept(); // its result after its cassette: a kill -9 leaves no result whose exchange was not kept
         return got.answer;
       }
     }
@@ -292,7 +293,6 @@ export class Gateway {
   bound(body: Body, endpoint = '/v1/chat/completions'): number | undefined {
     return batchBound(body, endpoint, batchCandidates(body, endpoint, this.catalog).candidates);
   }
-
   async close(): Promise<void> {
     await Promise.all(this.closers.map((close) => close()));
   }
