@@ -147,9 +147,7 @@ export class HttpCore {
   }
 
   /** Sends a request, retrying per policy; resolves only for a 2xx answer. */
-  async send(opts: RequestOptions): Promise<RawResponse>;
-  async send(opts: RequestOptions, whole: true): Promise<RawResponse & { text: string }>;
-  async send(opts: RequestOptions, whole = false): Promise<RawResponse> {
+  async send(opts: RequestOptions, whole = false): Promise<RawResponse & { text?: string }> {
     if (this.closing && this.ownsDispatcher) throw new ConnectionError('this client is closed (its close() was called): nothing sent; make a new one to send more', { code: 'closed' });
     const url = opts.url ?? this.url(opts.path, opts.base, opts.query);
     if (opts.headers) checkHeaders(opts.headers);
@@ -203,7 +201,7 @@ export class HttpCore {
 
   /** Sends a JSON request and parses the JSON answer. */
   async json<T>(opts: RequestOptions): Promise<{ data: T; requestId: string | undefined; headers: RawResponse['headers'] }> {
-    const { text, ...res } = await this.send(opts, true);
+    const { text = '', ...res } = await this.send(opts, true);
     try {
       return { data: JSON.parse(text) as T, requestId: res.requestId, headers: res.headers };
     } catch {

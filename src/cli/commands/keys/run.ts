@@ -23,12 +23,12 @@ function checkHash(hash: string): string {
   return hash.toLowerCase();
 }
 
-/** A create or delete whose answer was lost, cut or unreadable may have been carried out: `then` says how to tell. */
-async function unheard<T>(call: Promise<T>, then: string): Promise<T> {
+/** A create or delete whose answer was lost or cut (or, with `unreadable`, not understood) may have been carried out: `then` says how to tell. */
+async function unheard<T>(call: Promise<T>, then: string, unreadable: boolean): Promise<T> {
   try {
     return await call;
   } catch (err) {
-    if (err instanceof ProtocolError || (err instanceof ConnectionError && err.maybeDelivered)) err.message += `; ${then}`;
+    if ((unreadable && err instanceof ProtocolError) || (err instanceof ConnectionError && err.maybeDelivered)) err.message += `; ${then}`;
     throw err;
   }
 }
@@ -98,7 +98,7 @@ export async function runCreate(ctx: RunContext<FlagValues<typeof CREATE_FLAGS>>
   if (opts.expiresAt !== undefined && Date.parse(opts.expiresAt) <= Date.now()) throw usage(`--expires-at ${opts.expiresAt} is past: a key must expire in the future`);
   const body = { name, limit: opts.limit, limit_reset: opts.limitReset, expires_at: opts.expiresAt, include_byok_in_limit: opts.includeByokInLimit };
   const created = await managed(ctx, 'creating a key needs', (c) =>
-    unheard(c.keys.create(body, { signal }), `the service may have made key "${visible(name)}" all the same, its key unread: router keys list shows it, and router keys delete HASH removes it`),
+    unheard(c.keys.create(body, { signal }), `the service may have made key "${visible(name)}" all the same, its key unread: router keys list shows it, and router keys delete HASH removes it`, true),
   );
   // Should stdout fail, the error names the key that now exists, by its hash (the key itself is gone with it).
   io.made(`key "${visible(name)}" was created (hash ${created.data.hash}; router keys delete ${created.data.hash} if its key was lost)`);
@@ -130,7 +130,7 @@ export async function runUpdate(ctx: RunContext<FlagValues<typeof UPDATE_FLAGS>>
 
 export async function runDelete(ctx: RunContext<unknown>, hash: string): Promise<void> {
   hash = checkHash(hash);
-  await managed(ctx, 'keys delete needs', (c) => unheard(c.keys.delete(hash, { signal: ctx.signal }), `the service may have deleted it all the same: router keys get ${hash} says`));
+  await managed(ctx, 'keys delete needs', (c) => unheard(c.keys.delete(hash, { signal: ctx.signal }), `the service may have deleted it all the same: router keys get ${hash} says`, false));
   ctx.io.info(`deleted key ${hash}`);
 }
 
