@@ -197,7 +197,7 @@ export class SpendGuard {
     if (maxCost !== undefined) caps.push({ usd: maxCost - spent, name: `${this.words.maxCost} ${usdWritten(maxCost)}${spent ? `, ${this.spentOff(spent)}` : ''}` });
     if (!ignoreBudget && settings) {
       // Spent is what the ledger holds and what holds keep past their processes, as `router usage` shows it.
-      const budgets = await budgetsFor(this.env, settings, { signal: this.opts.signal, kept: held ? (held.kept ?? 0) : undefined, damaged: (lines, ledger) => this.opts.on?.damaged?.(lines, ledger) });
+      const budgets = await budgetsFor(this.env, settings, { signal: this.opts.signal, kept: held ? (held.kept ?? 0) : undefined, damaged: (lines, ledger, at) => this.opts.on?.damaged?.(lines, ledger, at) });
       if (budgets.length && this.opts.recorded === false) this.opts.on?.unkept?.(budgets.map((b) => b.name));
       for (const b of budgets) {
         if (b.spent >= b.limit) {
