@@ -101,6 +101,19 @@ export class SpendGuard {
     this.endedOne();
   }
 
+  /**
+   * Ends every call checked and not yet recorded, failed or unsent (its program lost it: a send that threw before
+   * failed() was called): each may have been carried out, so each counts at its bound, in `spent` and, under a
+   * budget, in the ledger (`unsettled`, until reconcile), as failed() counts one. Without it their bounds stay held
+   * for the guard's life, later checks wait for them and release() with them. Returns how many it ended.
+   */
+  abandon(): number {
+    const lost = this.underway.count;
+    const why = Object.assign(new Error('a checked call was never recorded, failed or unsent'), { maybeDelivered: true });
+    for (let i = 0; i < lost; i++) this.failed(why);
+    return lost;
+  }
+
   /** Ends the work: what it holds of the budgets is let go, once no call of the guard is under way (a pool of prompts ends one by one). */
   release(): void {
     this.releaseWanted = true;
