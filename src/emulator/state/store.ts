@@ -12,11 +12,10 @@ import { CreditRules } from './credits.js';
 import { ChargeJournal, type JournalMark } from './charge-journal.js';
 import { ChargedGenerations } from './charged-generations.js';
 import { paying, type Paying } from './paying.js';
-import type { GenerationMark } from './store-api.js';
 import { releaseDeadHolds } from './request-holds.js';
 import { applySettings, countUsage, newKey, replayKeyUsage, withUsage } from './key-usage.js';
 import { readState, type StateFile } from './state-file.js';
-import { DEFAULT_CREDITS, ESTIMATES_KEPT, OPERATOR_WORKSPACE, type KeptGeneration, type KeyKind, type KeyRecord, type KeySettings, type Store, type Workspace } from './store-api.js';
+import { DEFAULT_CREDITS, ESTIMATES_KEPT, OPERATOR_WORKSPACE, type GenerationMark, type KeptGeneration, type KeyKind, type KeyRecord, type KeySettings, type Store, type Workspace } from './store-api.js';
 
 export { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeyKind, type KeyRecord, type Workspace };
 /** The file store: keys, workspaces, balances, the clock offset in `<dir>/state.json` (mode 0600); batches under `<dir>/batches/`; generations in `<dir>/generations.jsonl` (a batch's requests' in `batch-generations.jsonl`). */
