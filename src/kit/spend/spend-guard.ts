@@ -101,16 +101,10 @@ export class SpendGuard {
     this.endedOne();
   }
 
-  /**
-   * Ends every call checked and not yet recorded, failed or unsent (its program lost it: a send that threw before
-   * failed() was called): each may have been carried out, so each counts at its bound, in `spent` and, under a
-   * budget, in the ledger (`unsettled`, until reconcile), as failed() counts one. Without it their bounds stay held
-   * for the guard's life, later checks wait for them and release() with them. Returns how many it ended.
-   */
+  /** Ends every call checked and never recorded, failed or unsent (a send that threw unsaid) as failed() ends one that may have been carried out: at its bound, in `spent` and, under a budget, the ledger (`unsettled`, until reconcile). Else their bounds stay held for the guard's life. Returns how many. */
   abandon(): number {
     const lost = this.underway.count;
-    const why = Object.assign(new Error('a checked call was never recorded, failed or unsent'), { maybeDelivered: true });
-    for (let i = 0; i < lost; i++) this.failed(why);
+    for (let i = 0; i < lost; i++) this.failed(Object.assign(new Error('a checked call was never settled'), { maybeDelivered: true }));
     return lost;
   }
 
