@@ -91,6 +91,8 @@ describe('a charge always has a generation record, over kill -9', () => {
     // The one killed: found by its id, marked, at what it was charged; found again after a second start.
     const recovered = [...records.values()].filter((d) => d.recovered === true);
     if (which !== 1) expect(recovered).toHaveLength(1);
+    // Its model and provider, as its charge's journal line named them (before: "unknown", and no provider).
+    for (const d of recovered) expect([d.model, String(d.provider_name).startsWith('local-')], d.id as string).toEqual([ASKS[which]!.body.model, true]);
     const again = await afterRestart(state);
     expect(recordsCost(again.records)).toBe(again.usage);
     expect(again.usage).toBe(usage);
@@ -136,6 +138,9 @@ describe('a charge always has a generation record, over kill -9', () => {
         const { usage, records } = await afterRestart(state);
         for (const id of answered) expect(records.has(id), `${name}, round ${round}: ${id} answered whole, not found`).toBe(true);
         expect(recordsCost(records), `${name}, round ${round}: the records explain every charge`).toBe(usage);
+        // A recovered record names what answered, as the charge's journal line did (before: "unknown").
+        for (const d of records.values()) if (d.recovered === true) expect(d.model, `${name}, round ${round}`).not.toBe('unknown');
+        if (gateway) for (const d of records.values()) if (d.recovered === true) expect([d.model, d.provider_name]).toEqual(['test/chat', 'up']);
         answeredAll += answered.length;
       }
     } finally {

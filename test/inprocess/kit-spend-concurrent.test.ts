@@ -84,3 +84,35 @@ it('a prompt of a pool ending (release) while another runs keeps that call held 
   const ledger = readFileSync(join(stateDir, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { cost: number; unsettled?: string });
   expect(ledger.map((l) => [l.cost, !!l.unsettled])).toEqual([[b / 10, false], [expect.closeTo(b, 12), true]]);
 });
+
+it('a call checked and never settled (its send threw, the program went on) is ended by abandon(): counted at its bound, its hold let go', async () => {
+  const b = (await guard({ estimate: true }).check(call())).bound!;
+  const g = guard({ budgets: budgetLimits({ profile: 'app', daily: 1 }) });
+  await g.check(call());
+  await g.check(call());
+  g.record({ command: 'test', endpoint: '/v1/chat/completions', cost: b / 10 });
+  // The second call's send threw and its program never said so: release() waits for it, for ever.
+  g.release();
+  expect(sum(holdsUsd())).toBeCloseTo(b, 12);
+  // Before, there was no way to end it: the bound stayed held for the process's life.
+  expect(g.abandon()).toBe(1);
+  expect(holdsUsd()).toEqual([]);
+  expect(g.spent).toBeCloseTo(b / 10 + b, 12);
+  const ledger = readFileSync(join(stateDir, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { cost: number; unsettled?: string });
+  expect(ledger.map((l) => [l.cost, !!l.unsettled])).toEqual([[b / 10, false], [expect.closeTo(b, 12), true]]);
+  // Nothing left under way: a later abandon() ends none, and the guard checks on without waiting.
+  expect(g.abandon()).toBe(0);
+});
+
+it('abandon() without a budget: a cap no longer waits on a call lost', async () => {
+  const b = (await guard({ estimate: true }).check(call())).bound!;
+  const g = guard({ maxCost: b * 2.5 });
+  await g.check(call());
+  await g.check(call());
+  // Before, with two bounds under way the third waited for one to end, which none would.
+  g.abandon();
+  expect(g.spent).toBeCloseTo(2 * b, 12);
+  const third = call();
+  await g.check(third);
+  expect(third.body.max_completion_tokens).toBeLessThan(64);
+});

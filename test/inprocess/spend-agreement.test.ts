@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
@@ -36,7 +36,7 @@ beforeEach(() => {
 });
 
 const KEPT = '\\$0\\.000150 of it held by batches not yet seen ended or calls the ledger could not take';
-const DAMAGED = /warning: 1 line of the usage ledger .*usage\.jsonl is damaged \(torn or overwritten\): the budgets cannot count what it cost \(router usage shows the ledger\)\n/g;
+const DAMAGED = /warning: 1 line of the usage ledger .*usage\.jsonl \(line 3\) is damaged \(torn, overwritten, or a cost no call of router wrote: not a number, or below 0\): the budgets do not count what it cost \(router usage shows the ledger\)\n/g;
 
 describe('spent and left, one number for one state', () => {
   it('router usage counts what the checks count, and says the part not in the ledger', async () => {
@@ -67,5 +67,36 @@ describe('spent and left, one number for one state', () => {
     const batch = await run(['batch', 'create', file, '--dry-run'], { env: { ROUTER_DAILY_BUDGET: '0.001' } });
     expect(batch.code).toBe(4);
     expect(batch.stderr).toMatch(new RegExp(`over ${left}: nothing was submitted`));
+  });
+});
+
+describe('a ledger line no call of router wrote makes no room in a budget', () => {
+  it('a negative, a string or an endless cost, and a second reconcile of one call: refused, named by line, not counted', async () => {
+    // Before, the hand-edited -5 was summed: the budget had $5 more room and the chat below was sent.
+    rmSync(join(stateDir, 'budget-holds'), { recursive: true });
+    const time = new Date().toISOString();
+    const line = (o: object) => JSON.stringify({ time, profile: 'default', command: 'chat', endpoint: '/v1/chat/completions', model: 'local/echo', ...o });
+    const reconcile = (cost: number, real: number) => line({ reconciles: 'gen-b', real_cost: real, cost });
+    const ledger = [
+      line({ id: 'gen-a', cost: 0.0002 }),
+      line({ id: 'gen-x', cost: -5 }),
+      line({ id: 'gen-y', cost: '0.3' }),
+      line({ id: 'gen-b', cost: 0.0003, unsettled: 'cut' }),
+      // reconcile's own line: the call cost $0.0001, not its bound: taken.
+      reconcile(-0.0002, 0.0001),
+      // once more, and one that would take a call below nothing: refused.
+      reconcile(-0.0002, 0.0001),
+      `${line({ id: 'gen-z' }).slice(0, -1)},"cost":1e999}`,
+      line({ reconciles: 'gen-a', real_cost: 0, cost: -1 }),
+    ];
+    writeFileSync(join(stateDir, 'usage.jsonl'), `${ledger.join('\n')}\n`);
+    const refused = await run(['chat', '--model', 'local/echo', 'hello'], { env: { ROUTER_DAILY_BUDGET: '0.0003' } });
+    expect(refused.code, refused.stderr).toBe(4);
+    expect(refused.stderr).toMatch(/daily_budget of \$0\.0003 reached \(ROUTER_DAILY_BUDGET\): \$0\.000300 spent today/);
+    const path = join(stateDir, 'usage.jsonl');
+    expect(refused.stderr).toContain(`warning: 5 lines of the usage ledger ${path} (lines 2, 3, 6, 7, 8) are damaged (torn, overwritten, or a cost no call of router wrote: not a number, or below 0): the budgets do not count what they cost`);
+    const usage = await run(['usage', '--json'], { env: { ROUTER_DAILY_BUDGET: '0.0003' } });
+    expect(JSON.parse(usage.stdout)).toMatchObject({ total: { cost: 0.0003 }, budgets: [{ spent: 0.0003, left: 0 }] });
+    expect(usage.stderr).toContain(`warning: 5 lines of the usage ledger ${path} (lines 2, 3, 6, 7, 8) are damaged`);
   });
 });

@@ -1,6 +1,5 @@
 /** `router api [METHOD] PATH`: any endpoint, authenticated with the active profile (gh api). */
-import { redactBytes } from '../../internal/redact-bytes.js';
-import { bodyChunks } from '../../client/body-chunks.js';
+import { gather, holdFirst, HELD_BYTES, pour, shownBody } from './api-body.js';
 import type { RawResponse } from '../../client/core.js';
 import { afterReason, foreignErrorText, isErrorEnvelope, statusLine } from '../../client/errors.js';
 import { unservedRouteHint } from '../errors.js';
@@ -51,7 +50,7 @@ export const api = defineCommand({
     { name: '[path]', help: 'path relative to the API root, e.g. /v1/batches or /alpha/decisions' },
   ],
   flags: FLAGS,
-  notes: `The exit code follows the HTTP status (see "Exit codes" in router --help); the body is printed whatever the status.`,
+  notes: `The exit code follows the HTTP status (see "Exit codes" in router --help); the body is printed whatever the status, as it comes, decoded when coded (gzip, br, deflate) and with your keys shown as ****.`,
   examples: [
     'router api /v1/batches',
     "router api /v1/batches -f limit=2 --paginate --jq '.data[].id'",
@@ -186,14 +185,21 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
     for (;;) {
       const res = await client.raw.send({ method, path: pathOnly, query: { ...query, ...(after ? { after: [after] } : {}) }, headers, body }, { signal });
       if (io.verbose) io.note(`${method} ${pathOnly} -> ${res.status}${res.requestId ? ` (request ${res.requestId})` : ''}`);
-      const chunks: Buffer[] = [];
-      for await (const c of bodyChunks(res, client.core.url(pathOnly, 'root'))) chunks.push(Buffer.from(c));
-      // The keys in use never go out, not even echoed by the server (a header, a body, 2xx or not).
-      const bytes = redactBytes(Buffer.concat(chunks), io.secrets);
-      // After the body is in: a stdout that fails on the head must not stop the read of what was made.
+      // The keys in use never go out, not even echoed by the server (a header, a body, 2xx or not, coded or not).
+      const answer = shownBody(res, client.core.url(pathOnly, 'root'), io.secrets);
+      // The first MiB before anything is printed: a stdout that fails on the head must not lose what was made.
+      const { head, more } = await holdFirst(answer, HELD_BYTES);
       if (opts.include) io.out(io.redact(statusAndHeaders(res)));
-      if (res.status < 200 || res.status >= 300) return failWith(ctx, `${method} ${new URL(client.core.url(pathOnly, 'root')).pathname}`, res.status, bytes.toString('utf8'), res.status === 401 ? (headers.authorization !== undefined ? ' (the Authorization header given with -H)' : refusedKeyHint(settings, { management })) : rootTwiceHint(res.status, pathOnly, client.core.apiRoot));
-      if (method !== 'GET') recordMade(ctx, method, pathOnly, bytes);
+      const failed = res.status < 200 || res.status >= 300;
+      if (failed) {
+        if (more) await pour(io, head, answer, true);
+        return failWith(ctx, `${method} ${new URL(client.core.url(pathOnly, 'root')).pathname}`, res.status, more ? '' : head.toString('utf8'), res.status === 401 ? (headers.authorization !== undefined ? ' (the Authorization header given with -H)' : refusedKeyHint(settings, { management })) : rootTwiceHint(res.status, pathOnly, client.core.apiRoot));
+      }
+      if (method !== 'GET' && !more) recordMade(ctx, method, pathOnly, head);
+      const json = /json/.test(String(res.headers['content-type'] ?? ''));
+      // Printed as it comes (bounded memory: a 64 MiB answer is never held whole), unless it is to be read as JSON.
+      if (!opts.paginate && opts.jq === undefined && !(json && io.stdoutTTY)) return await pour(io, head, answer, json);
+      const bytes = more ? Buffer.concat([head, ...(await gather(answer))]) : head;
       if (!opts.paginate) return print(ctx, bytes, res);
       const page = parse(bytes.toString('utf8'));
       // Not a list (GET /v1/key, /v1/credits): printed as it came, as gh api --paginate does, not made a list of one.
@@ -257,7 +263,7 @@ function recordMade(ctx: RunContext<ApiOpts>, method: string, path: string, byte
   ctx.io.made(`${method} ${path} made ${what}${answer.id}`);
 }
 
-/** JSON is printed as JSON (pretty on a terminal, through --jq when given); anything else byte for byte (audio). */
+/** JSON is printed as JSON (pretty on a terminal, through --jq when given); anything else byte for byte. */
 function print(ctx: RunContext<ApiOpts>, bytes: Buffer, res: RawResponse): void {
   const json = /json/.test(String(res.headers['content-type'] ?? ''));
   if (ctx.opts.jq !== undefined || (json && ctx.io.stdoutTTY)) ctx.io.json(parse(bytes.toString('utf8')));

@@ -5,6 +5,8 @@ import { defineCommand } from '../define.js';
 import type { FlagValues } from '../flags/flags.js';
 import { ledgerPath, type UsageRecord } from '../../kit/spend/ledger.js';
 import { eachLedgerRecord } from '../../kit/spend/ledger-read.js';
+import { NegativeCosts } from '../../kit/spend/negative-costs.js';
+import { damagedWords } from '../spend/ledger-words.js';
 import { integerIn } from '../flags/options.js';
 import { costText, roundCost } from '../../internal/round-cost.js';
 import type { Totals } from './usage-activity.js';
@@ -73,7 +75,7 @@ function add(t: Totals, r: UsageRecord): void {
 }
 
 /** The ledger's records since `from`, summed per group as they are read: no record is held but a batch's latest. */
-async function totalsSince(env: NodeJS.ProcessEnv, from: number, keyOf: (r: UsageRecord) => string, alsoTo: ((r: UsageRecord) => void) | undefined, signal: AbortSignal): Promise<{ groups: Map<string, Totals>; total: Totals; unsettled: Unsettled; damaged: number }> {
+async function totalsSince(env: NodeJS.ProcessEnv, from: number, keyOf: (r: UsageRecord) => string, alsoTo: ((r: UsageRecord, line: number) => void) | undefined, signal: AbortSignal): Promise<{ groups: Map<string, Totals>; total: Totals; unsettled: Unsettled; damaged: number; damagedLines: number[] }> {
   const groups = new Map<string, Totals>();
   const total = zero();
   // Bounds counted, by the call's id (a call with none, lost before its answer, can never be settled).
@@ -93,17 +95,25 @@ async function totalsSince(env: NodeJS.ProcessEnv, from: number, keyOf: (r: Usag
   // A batch is recorded each time it is seen ended: it counts once, at the time it was first seen so
   // (a later `batch get` does not move its spend), with its latest figures, at the end of the read.
   const batches = new Map<string, UsageRecord>();
-  const damaged = await eachLedgerRecord(env, (r) => {
-    alsoTo?.(r);
+  const negatives = new NegativeCosts();
+  const damagedLines: number[] = [];
+  let refused = 0;
+  const damaged = await eachLedgerRecord(env, (r, line) => {
+    alsoTo?.(r, line);
+    // A negative cost no reconcile wrote (a hand-edited line) is not counted here either, as the budgets count none.
+    if (typeof r.cost === 'number' && !negatives.take(r)) {
+      refused++;
+      return void damagedLines.push(line);
+    }
     const settles = (r as { reconciles?: unknown }).reconciles;
     if (typeof settles === 'string') bounds.delete(settles);
     const first = r.batch_id ? batches.get(r.batch_id) : undefined;
     if (r.batch_id) return void batches.set(r.batch_id, first ? { ...r, time: first.time } : r);
     if (Date.parse(r.time) >= from) count(r); // a time that is no date is no record
-  }, signal);
+  }, signal, (line) => damagedLines.push(line));
   for (const r of batches.values()) if (Date.parse(r.time) >= from) count(r);
   const unsettled = { calls: unreconcilable.calls + bounds.size, cost: roundCost(unreconcilable.cost + [...bounds.values()].reduce((a, b) => a + b, 0)) };
-  return { groups, total, unsettled, damaged };
+  return { groups, total, unsettled, damaged: damaged + refused, damagedLines: damagedLines.sort((a, b) => a - b) };
 }
 
 async function runUsage(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<void> {
@@ -122,9 +132,9 @@ async function runUsage(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<void
   const settings = await ctx.settings();
   const now = new Date();
   const spend = settings.dailyBudget !== undefined || settings.monthlyBudget !== undefined ? spendCounter(settings.profile, now) : undefined;
-  const { groups, total, unsettled, damaged } = await totalsSince(ctx.env, from, keyOf, spend?.add, ctx.signal);
+  const { groups, total, unsettled, damaged, damagedLines } = await totalsSince(ctx.env, from, keyOf, spend?.add, ctx.signal);
   // A line no record can be read from may have held a cost: said, never dropped unseen.
-  if (damaged) ctx.io.note(`warning: ${counted(damaged, 'line')} of the usage ledger ${ledgerPath(ctx.env)} ${damaged === 1 ? 'is' : 'are'} damaged (torn or overwritten) and skipped: what ${damaged === 1 ? 'it' : 'they'} cost is not counted here, nor by the budgets`);
+  if (damaged) ctx.io.note(`warning: ${damagedWords(damaged, ledgerPath(ctx.env), damagedLines)} and skipped: what ${damaged === 1 ? 'it' : 'they'} cost is not counted here, nor by the budgets`);
   // Spent as the budgets' checks count it: the ledger's, and what holds keep past their processes (`unrecorded`: not in the ledger).
   const budgets = (await budgetsFor(ctx.env, settings, { now, known: spend?.total() })).map((b) => ({ name: b.name, profile: settings.profile, limit: b.limit, spent: b.spent, unrecorded: b.kept, left: roundCost(Math.max(0, b.limit - b.spent)), resets: b.resets.toISOString() }));
   if (unsettled.calls) ctx.io.note(`note: ${counted(unsettled.calls, 'call')} counted at ${unsettled.calls === 1 ? 'its' : 'their'} bound ($${costText(unsettled.cost)} of the cost), not known when ${unsettled.calls === 1 ? 'it' : 'they'} ended (cut or killed): ${unsettled.calls > FLAGS.limit.default ? `router usage --reconcile --limit ${Math.min(unsettled.calls, 10_000)} (${FLAGS.limit.default} a run without it)` : 'router usage --reconcile'} puts the charge beside those the service knows`);

@@ -3,6 +3,7 @@
  * (`src/kit/spend/spend-guard.ts`) with the run's flags, settings and model list; its notes said on
  * stderr, its refusals typed errors that `cli/errors.ts` makes exit 4.
  */
+import { damagedWords } from './ledger-words.js';
 import type { FlagTable, FlagValues } from '../flags/flags.js';
 import type { Connected } from '../context.js';
 import type { RunContext } from '../run.js';
@@ -76,10 +77,10 @@ export function spendGuard(ctx: RunContext<SpendOptions>, { client, settings }: 
         warnedNoLog.add(io);
         io.note(`warning: with logging off this call is not in the usage ledger, so ${names.join(' and ')} cannot be kept`);
       },
-      damaged: (lines, ledger) => {
+      damaged: (lines, ledger, at) => {
         if (warnedDamaged.has(io)) return;
         warnedDamaged.add(io);
-        io.note(`warning: ${counted(lines, 'line')} of the usage ledger ${ledger} ${lines === 1 ? 'is' : 'are'} damaged (torn or overwritten): the budgets cannot count what ${lines === 1 ? 'it' : 'they'} cost (router usage shows the ledger)`);
+        io.note(`warning: ${damagedWords(lines, ledger, at ?? [])}: the budgets do not count what ${lines === 1 ? 'it' : 'they'} cost (router usage shows the ledger)`);
       },
     },
   });

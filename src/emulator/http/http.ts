@@ -4,7 +4,7 @@ import type { FaultRule } from './faults.js';
 import { Serialized } from './serialized.js';
 import { CORS_HEADERS } from './cors.js';
 import { scanJson } from '../../internal/json-scan.js';
-import type { KeyRecord, Store } from '../state/store-api.js';
+import type { GenerationMark, KeyRecord, Store } from '../state/store-api.js';
 import type { MetadataAsk } from '../routing/routed.js';
 import type { LoggedRequest } from './logged-request.js';
 
@@ -107,6 +107,13 @@ export class Ctx {
   bodyText: string | undefined;
   /** The id of the generation this request's charges pay for, once it is made: a file store journals it with them. */
   generation: string | undefined;
+  /** The model and provider answering it, once chosen: journaled with its charges (a record made again after a kill -9 says them). */
+  servedBy: { model: string; provider: string } | undefined;
+
+  /** What this request's charges pay for, as the store journals it. */
+  get paying(): GenerationMark | undefined {
+    return this.generation === undefined ? undefined : { id: this.generation, ...this.servedBy };
+  }
 
   constructor(
     readonly req: IncomingMessage,

@@ -240,6 +240,7 @@ async function handleChat(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const sessionId = ctx.sessionId(body);
   const plan = planChat(body);
   const id = (ctx.generation = genId());
+  ctx.servedBy = { model: plan.routed.model.id, provider: plan.routed.provider };
   // A stream's hold is settled at its end (given back after a kill -9 mid-stream); a whole answer's is its charge.
   const bill = body.stream === true ? await streamBill(ctx, plan.cost.cost, plan.gen.completionTokens, tokensOwed(plan.routed.model, plan.gen.promptTokens), chatEventTokens) : (await reserve(ctx, plan.cost.cost)) && undefined;
   const created = Math.floor(ctx.store.now() / 1000);

@@ -105,6 +105,7 @@ async function handleEmbeddings(ctx: Ctx, gateway?: ChatGateway): Promise<void> 
   const plan = checkEmbeddings(body, {});
   const head = answer(plan, 0);
   ctx.generation = head.id;
+  ctx.servedBy = { model: plan.model.id, provider: plan.provider };
   await reserve(ctx, plan.cost);
   const [before, after] = JSON.stringify(head).split('"data":0');
   const data = await perInput(plan, (i) => JSON.stringify(item(plan, i)));

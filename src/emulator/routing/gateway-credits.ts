@@ -34,7 +34,7 @@ export interface GatewayCharge {
  */
 export function chargeUpToBalance(ctx: Ctx, cost: number): number {
   const charged = Math.min(cost, Math.max(0, balanceLeft(ctx)));
-  if (charged > 0) ctx.store.debit(ctx.workspace, charged, ctx.key.key, ctx.generation);
+  if (charged > 0) ctx.store.debit(ctx.workspace, charged, ctx.key.key, ctx.paying);
   return charged;
 }
 

@@ -127,7 +127,7 @@ export class Gateway {
           const cost = priceUsage(answer.usage, c);
           if (metadata) Object.assign(answer, metadata());
           remember();
-          const upstreamId = ownId(ctx, answer);
+          const upstreamId = ownId(ctx, c, answer);
           charge(cost);
           ctx.send(200, new Serialized(JSON.stringify(answer)), { 'x-generation-id': answer.id as string });
           keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, upstreamId, usage: answer.usage, cost: charge.charged ?? cost, finish: finishOf(answer), streamed: false, text: answerText(answer), tier: answer.service_tier });
@@ -191,7 +191,7 @@ export class Gateway {
     const got = await this.firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: gone }));
     if (got) {
       const cost = priceUsage(embeddingsUsage(got.answer, body.input), got.c);
-      const upstreamId = ownId(ctx, got.answer, 'emb');
+      const upstreamId = ownId(ctx, got.c, got.answer, 'emb');
       charge(cost);
       ctx.send(200, new Serialized(JSON.stringify(got.answer)), { 'x-generation-id': got.answer.id as string });
       keepUpstreamAnswer(ctx, got.c, asked, 'embeddings', { id: got.answer.id, upstreamId, usage: got.answer.usage, cost: charge.charged ?? cost, streamed: false });
@@ -235,7 +235,7 @@ export class Gateway {
         remember();
         const cost = wholeResponse(answer, c, body);
         if (metadata) Object.assign(answer, metadata());
-        const upstreamId = ownId(ctx, answer);
+        const upstreamId = ownId(ctx, c, answer);
         charge(cost);
         ctx.send(200, new Serialized(JSON.stringify(answer)), { 'x-generation-id': answer.id as string });
         keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, upstreamId, usage: answer.usage, cost: charge.charged ?? cost, finish: responseFinish(answer.status), streamed: false, text: responseText(answer), tier: answer.service_tier });

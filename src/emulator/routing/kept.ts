@@ -86,11 +86,15 @@ export function answerText(answer: Body): AnswerText {
  * Gives a whole answer the gateway's own id, as the caller's generation is named (an upstream may
  * repeat one id, or send none: OpenAI's embeddings), and the request's charge (made next) names it; returns the upstream's.
  */
-export function ownId(ctx: Ctx, answer: Body, prefix = 'gen'): unknown {
+export function ownId(ctx: Ctx, c: Candidate, answer: Body, prefix = 'gen'): unknown {
   const upstream = answer.id;
   answer.id = ctx.generation = genId(prefix);
+  ctx.servedBy = servedBy(c);
   return upstream;
 }
+
+/** The gateway's model id and the provider answering it, as a generation's record names them. */
+export const servedBy = (c: Candidate): { model: string; provider: string } => ({ model: c.model.id, provider: c.slug });
 
 /** A Responses answer's status as a finish reason: completed is stop, incomplete is length. */
 export const responseFinish = (status: unknown): unknown => (status === 'completed' ? 'stop' : status === 'incomplete' ? 'length' : status);

@@ -1,3 +1,4 @@
+import { servedBy } from './kept.js';
 import { Transcript, type AnswerText } from './transcript.js';
 import type { Ctx } from '../http/http.js';
 import { drainOrClose, openEventStream } from '../state/billing.js';
@@ -131,6 +132,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   const held: Body[] = [];
   // The caller's id for every chunk: an upstream may give all its answers one id (docs/gateway.md).
   const id = (ctx.generation = genId());
+  ctx.servedBy = servedBy(c);
   let plainFrames: PlainFrames | undefined;
   let upstreamDone = false;
   for (;;) {

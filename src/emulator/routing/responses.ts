@@ -8,7 +8,7 @@ import { Outgoing } from './outgoing.js';
 import type { GatewayCharge } from './gateway-credits.js';
 import { RelayedTokens } from './hang-up.js';
 import { endUser } from './end-user.js';
-import { responseText } from './kept.js';
+import { responseText, servedBy } from './kept.js';
 import { genId } from '../resources/chat.js';
 
 type Body = Record<string, unknown>;
@@ -92,6 +92,7 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
   const metadata = opts.metadata?.();
   // The caller's id for the response: an upstream may give all its answers one id (docs/gateway.md).
   const id = (ctx.generation = genId());
+  ctx.servedBy = servedBy(c);
   let upstreamId: unknown;
   charge?.onHangUp(() => (ended ? 0 : owedOnHangUp(c, tokens, promptTokens, () => (final ? cost : undefined))));
   const frame = (event: Body): string => {

@@ -6,7 +6,7 @@ import { ProviderFailure } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
 import { allFailed, passOver, type Attempt } from './metadata.js';
 import { callerGone } from './relay.js';
-import { keepUpstreamAnswer, type Asked } from './kept.js';
+import { keepUpstreamAnswer, servedBy, type Asked } from './kept.js';
 import { chargeUpToBalance } from './gateway-credits.js';
 import { genId } from '../resources/chat.js';
 import { refusalOf, wholeAnswer } from './answer-shape.js';
@@ -83,6 +83,7 @@ async function relaySpeech(ctx: Ctx, body: Body, candidates: Candidate[], body$:
     }
     const res = ctx.res;
     const id = (ctx.generation = genId());
+    ctx.servedBy = servedBy(c);
     ctx.head(200, { 'content-type': headers['content-type'] ?? 'application/octet-stream', 'transfer-encoding': 'chunked', 'x-generation-id': id });
     let wrote = false;
     let broken = false;

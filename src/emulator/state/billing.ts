@@ -66,8 +66,8 @@ export async function reserve(ctx: Ctx, cost: number): Promise<{ refund(): void 
   if (cost > 0) refuseUnsaved(ctx);
   withinKeyLimit(ctx, cost);
   // What unbounded gateway requests in flight hold is not the balance's to give (as holdUntilSettled).
-  if ((estimated(ctx) > 0 && balanceLeft(ctx) < cost) || !ctx.store.hold(ctx.workspace, cost, ctx.key.key, ctx.generation)) throw insufficient(ctx, cost);
-  const refund = () => ctx.store.refund(ctx.workspace, cost, ctx.key.key, ctx.generation);
+  if ((estimated(ctx) > 0 && balanceLeft(ctx) < cost) || !ctx.store.hold(ctx.workspace, cost, ctx.key.key, ctx.paying)) throw insufficient(ctx, cost);
+  const refund = () => ctx.store.refund(ctx.workspace, cost, ctx.key.key, ctx.paying);
   if (cost > 0) {
     refuseUnsaved(ctx, refund);
     await chargeWritten(ctx, refund);
@@ -113,7 +113,7 @@ export function holdUntilSettled(ctx: Ctx, cost: number, bound = false): { settl
     if (settled) return;
     settled = true;
     holdOnKey(ctx.key, -cost);
-    ctx.store.settleRequest(ctx.workspace, hold, real, ctx.key.key, ctx.generation);
+    ctx.store.settleRequest(ctx.workspace, hold, real, ctx.key.key, ctx.paying);
   };
   if (cost > 0) refuseUnsaved(ctx, () => settle(0));
   // To be awaited before the answer begins (a 503 when the hold could not be written).

@@ -52,12 +52,15 @@ export interface JournalEntry {
   t?: number;
   /** The generation the charge pays for: a start makes its record again when a kill -9 lost it (store.ts). */
   g?: string;
+  /** The model and provider of that generation (its record made again says them). */
+  m?: string;
+  p?: string;
   /** A line of a key's usage only, charging nothing (`c` its cost; `k` the key's hash): a batch's, and every paid request's in older versions. */
   k?: string;
 }
 
 /** What a line carries beside its charge: a hold's mark, a key's usage. */
-export type JournalMark = Pick<JournalEntry, 'h' | 'r' | 'g' | 'kh' | 'kc' | 't'>;
+export type JournalMark = Pick<JournalEntry, 'h' | 'r' | 'g' | 'm' | 'p' | 'kh' | 'kc' | 't'>;
 
 /** A segment's file name: `charges.<n>.jsonl`; 0 is the single `charges.jsonl` of older versions. */
 const segmentName = (n: number) => (n === 0 ? 'charges.jsonl' : `charges.${n}.jsonl`);

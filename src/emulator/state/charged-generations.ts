@@ -7,8 +7,6 @@ import type { JournalEntry } from './charge-journal.js';
 import type { Unrecorded } from './state-file.js';
 import type { KeptGeneration } from './store-api.js';
 
-/** A charge's journal mark naming the generation it pays for, if it names one. */
-export const paying = (generation: string | undefined): { g: string } | undefined => (generation === undefined ? undefined : { g: generation });
 
 /**
  * The file store's generations, kept so that a kill -9 at any instant leaves every charge explained
@@ -69,10 +67,11 @@ export class ChargedGenerations {
   }
 
   /** A charge of `cost` (negative: given back) for generation `id`, just journaled: kept while the sum is above zero. */
-  charged(id: string, workspace: string, cost: number, keyHash?: string, at?: number): void {
-    const c = round((this.charges.get(id)?.c ?? 0) + cost);
+  charged(id: string, workspace: string, cost: number, keyHash?: string, at?: number, by?: { m?: string; p?: string }): void {
+    const before = this.charges.get(id);
+    const c = round((before?.c ?? 0) + cost);
     this.charges.delete(id);
-    if (c > 0) this.charges.set(id, { w: workspace, c, kh: keyHash, t: at });
+    if (c > 0) this.charges.set(id, { w: workspace, c, kh: keyHash, t: at, ...servedBy(by ?? before) });
     if (this.charges.size > KEEP) this.charges.delete(this.charges.keys().next().value!);
   }
 
@@ -132,16 +131,21 @@ function chargesToRecord(saved: Record<string, Unrecorded> | undefined, unsaved:
   for (const e of unsaved) {
     if (e.g === undefined) continue;
     const before = charges.get(e.g);
-    charges.set(e.g, { w: e.w, c: round((before?.c ?? 0) + (e.kc ?? e.c)), kh: e.kh ?? before?.kh, t: e.t ?? before?.t });
+    charges.set(e.g, { w: e.w, c: round((before?.c ?? 0) + (e.kc ?? e.c)), kh: e.kh ?? before?.kh, t: e.t ?? before?.t, ...servedBy(e.m !== undefined ? e : before) });
   }
   for (const [id, charge] of charges) if (!(charge.c > 0)) charges.delete(id);
   return charges;
 }
 
-/** A generation's record made again at start from its charge: what it cost, when, to which key; the rest unknown. */
+/** The model and provider a charge names, when it names them as text. */
+function servedBy(by: { m?: unknown; p?: unknown } | undefined): { m?: string; p?: string } {
+  return { ...(typeof by?.m === 'string' ? { m: by.m } : {}), ...(typeof by?.p === 'string' ? { p: by.p } : {}) };
+}
+
+/** A generation's record made again at start from its charge: what it cost, when, to which key, and the model and provider its charge named; the rest unknown. */
 function recoveredGeneration(id: string, charge: Unrecorded, now: number): KeptGeneration {
   const at = charge.t ?? now;
-  const served = { id, model: 'unknown', provider: 'unknown', apiType: 'completions' as const, promptTokens: 0, completionTokens: 0, cost: charge.c, streamed: false, finishReason: null, startedAt: at };
+  const served = { id, model: charge.m ?? 'unknown', provider: charge.p ?? 'unknown', apiType: 'completions' as const, promptTokens: 0, completionTokens: 0, cost: charge.c, streamed: false, finishReason: null, startedAt: at };
   const data = generationData(served, at, { origin: '', userAgent: null, referer: null, requestId: '' });
-  return { workspace: charge.w, key: charge.kh, data: { ...data, provider_name: null, request_id: null, recovered: true } };
+  return { workspace: charge.w, key: charge.kh, data: { ...data, provider_name: charge.p ?? null, request_id: null, recovered: true } };
 }

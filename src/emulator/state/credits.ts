@@ -1,11 +1,12 @@
 /** The credit rules both stores keep alike: a balance is credits less usage; a hold takes the cost at once or not at all. */
 import { round } from '../models/models.js';
 import { OpenHolds } from './open-holds.js';
-import type { Workspace } from './store-api.js';
+import type { GenerationMark, Workspace } from './store-api.js';
+import { paying, type Paying } from './paying.js';
 
 export abstract class CreditRules {
   abstract workspace(id: string): Workspace;
-  abstract debit(id: string, cost: number, key?: string, generation?: string): void;
+  abstract debit(id: string, cost: number, key?: string, generation?: GenerationMark): void;
   abstract charged(key: string): boolean;
   abstract debitOnce(id: string, cost: number, key: string): boolean;
   abstract refund(id: string, cost: number, key?: string): void;
@@ -25,7 +26,7 @@ export abstract class CreditRules {
     return balance <= 0 || balance < cost;
   }
 
-  hold(id: string, cost: number, key?: string, generation?: string): boolean {
+  hold(id: string, cost: number, key?: string, generation?: GenerationMark): boolean {
     if (this.short(id, cost)) return false;
     this.debit(id, cost, key, generation);
     return true;
@@ -39,10 +40,10 @@ export abstract class CreditRules {
     return hold;
   }
 
-  settleRequest(id: string, hold: number, cost: number, key?: string, generation?: string): void {
+  settleRequest(id: string, hold: number, cost: number, key?: string, generation?: GenerationMark): void {
     const held = this.openHolds.take(hold);
     if (held === undefined) return;
-    this.moveHeld(id, round(cost - held), generation === undefined ? { r: hold } : { r: hold, g: generation }, key === undefined ? undefined : { key, cost });
+    this.moveHeld(id, round(cost - held), { r: hold, ...paying(generation) }, key === undefined ? undefined : { key, cost });
   }
 
   protected nextHoldId(): number {
@@ -50,7 +51,7 @@ export abstract class CreditRules {
   }
 
   /** Moves a hold's cost (`h`: taken by hold h; `r`: hold r settled), and counts `use` on its key. The file store journals the mark and the use with it, in one line. */
-  protected moveHeld(id: string, cost: number, _mark: { h?: number; r?: number; g?: string }, use?: { key: string; cost: number }): void {
+  protected moveHeld(id: string, cost: number, _mark: { h?: number; r?: number } & Paying, use?: { key: string; cost: number }): void {
     if (cost > 0) this.debit(id, cost);
     else if (cost < 0) this.refund(id, -cost);
     if (use) this.keyUsed(use.key, use.cost);

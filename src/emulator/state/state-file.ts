@@ -8,6 +8,9 @@ export interface Unrecorded {
   c: number;
   kh?: string;
   t?: number;
+  /** The model and provider that answered, where the charge named them. */
+  m?: string;
+  p?: string;
 }
 
 /** What `<state>/state.json` holds. */

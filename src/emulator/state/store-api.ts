@@ -86,18 +86,18 @@ export interface CreditStore {
    * `generation`, on this and the charges below: the id of the generation the charge pays for, whose
    * record a file store keeps (or, lost to a kill -9, makes again at its start) for every charge.
    */
-  hold(workspace: string, cost: number, key?: string, generation?: string): boolean;
+  hold(workspace: string, cost: number, key?: string, generation?: GenerationMark): boolean;
   /**
    * A hold for one request, settled by `settleRequest`: its id (0, nothing taken, as `hold` refuses).
    * One still open when the process died is given back at the next start (a file store's).
    */
   holdRequest(workspace: string, cost: number): number;
   /** Ends a request's hold at its real `cost` (the difference charged or given back); once. */
-  settleRequest(workspace: string, hold: number, cost: number, key?: string, generation?: string): void;
+  settleRequest(workspace: string, hold: number, cost: number, key?: string, generation?: GenerationMark): void;
   /** Charges a cost known once the answer is made (may take the balance below zero). */
-  debit(workspace: string, cost: number, key?: string, generation?: string): void;
+  debit(workspace: string, cost: number, key?: string, generation?: GenerationMark): void;
   /** Gives back what a hold took and was not used (a stream not delivered). */
-  refund(workspace: string, cost: number, key?: string, generation?: string): void;
+  refund(workspace: string, cost: number, key?: string, generation?: GenerationMark): void;
   /** Charges `cost` once under `chargeKey`: false, and nothing charged, if that key was charged before. */
   debitOnce(workspace: string, cost: number, chargeKey: string): boolean;
   charged(chargeKey: string): boolean;
@@ -198,6 +198,13 @@ export interface BatchStorage {
   results(id: string): AsyncIterable<string>;
   /** Drops the requests and results (kept 30 days), and marks the record so. */
   deleteResults(record: BatchRecord): void;
+}
+
+/** The generation a charge pays for: its id, and the model and provider that answered, where known (a record made again after a kill -9 says them). */
+export interface GenerationMark {
+  id: string;
+  model?: string;
+  provider?: string;
 }
 
 /** A generation served, in the OpenAPI's GenerationResponse `data` shape, and whose it is. */

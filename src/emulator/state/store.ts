@@ -10,11 +10,12 @@ import { GenerationFile } from './generation-file.js';
 import { CallsAndBatches, KEEP } from './generation-log.js';
 import { CreditRules } from './credits.js';
 import { ChargeJournal, type JournalMark } from './charge-journal.js';
-import { ChargedGenerations, paying } from './charged-generations.js';
+import { ChargedGenerations } from './charged-generations.js';
+import { paying, type Paying } from './paying.js';
 import { releaseDeadHolds } from './request-holds.js';
 import { applySettings, countUsage, newKey, replayKeyUsage, withUsage } from './key-usage.js';
 import { readState, type StateFile } from './state-file.js';
-import { DEFAULT_CREDITS, ESTIMATES_KEPT, OPERATOR_WORKSPACE, type KeptGeneration, type KeyKind, type KeyRecord, type KeySettings, type Store, type Workspace } from './store-api.js';
+import { DEFAULT_CREDITS, ESTIMATES_KEPT, OPERATOR_WORKSPACE, type GenerationMark, type KeptGeneration, type KeyKind, type KeyRecord, type KeySettings, type Store, type Workspace } from './store-api.js';
 
 export { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeyKind, type KeyRecord, type Workspace };
 /** The file store: keys, workspaces, balances, the clock offset in `<dir>/state.json` (mode 0600); batches under `<dir>/batches/`; generations in `<dir>/generations.jsonl` (a batch's requests' in `batch-generations.jsonl`). */
@@ -241,17 +242,17 @@ export class StateStore extends CreditRules implements Store {
     return ws;
   }
 
-  debit(id: string, cost: number, key?: string, generation?: string): void { if (cost > 0) this.journaled(id, cost, paying(generation), key === undefined ? undefined : { key, cost }); }
+  debit(id: string, cost: number, key?: string, generation?: GenerationMark): void { if (cost > 0) this.journaled(id, cost, paying(generation), key === undefined ? undefined : { key, cost }); }
 
   readonly chargesUnsaved = (): string | undefined => this.journal.failing;
   readonly chargesUnwritten = (): Promise<void> | undefined => this.journal.unwritten();
   /** A per-request charge: in the journal before its answer is sent, in state.json within 100 ms; `use`, the calling key's usage, in the same line (one write(2)); `g`, its generation, kept as unrecorded until its record is written (a settlement's whole cost, `use`'s). */
-  private journaled(id: string, cost: number, mark?: { h?: number; r?: number; g?: string }, use?: { key: string; cost: number }): void {
+  private journaled(id: string, cost: number, mark?: { h?: number; r?: number } & Paying, use?: { key: string; cost: number }): void {
     this.charge(id, cost);
     const record = use && this.byKey.get(use.key);
     const line: JournalMark | undefined = use && record ? withUsage(mark, record, use.cost, this.now()) : mark;
     this.journal.append(id, cost, line);
-    if (mark?.g !== undefined) this.generations.charged(mark.g, id, use?.cost ?? cost, line?.kh, line?.t);
+    if (mark?.g !== undefined) this.generations.charged(mark.g, id, use?.cost ?? cost, line?.kh, line?.t, mark);
     this.saveSoon();
   }
 
@@ -282,7 +283,7 @@ export class StateStore extends CreditRules implements Store {
   }
 
   /** Gives back a reserved cost not used (a stream not delivered). */
-  refund(id: string, cost: number, key?: string, generation?: string): void { if (cost > 0) this.journaled(id, -cost, paying(generation), key === undefined ? undefined : { key, cost: -cost }); }
+  refund(id: string, cost: number, key?: string, generation?: GenerationMark): void { if (cost > 0) this.journaled(id, -cost, paying(generation), key === undefined ? undefined : { key, cost: -cost }); }
 
   /** Usage moves by whole units of 1e-10 USD: sums of costs carry no float noise. */
   private charge(id: string, cost: number): void {

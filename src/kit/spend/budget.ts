@@ -2,6 +2,7 @@
  * Budgets: what a profile may spend a day and a calendar month (UTC), against what the usage
  * ledger holds for it. The ledger is read line by line and summed as it is read, never held whole.
  */
+import { NegativeCosts } from './negative-costs.js';
 import type { Source } from '../../config/settings.js';
 import { sourceName } from '../../config/settings.js';
 import { ledgerPath, type UsageRecord } from './ledger.js';
@@ -63,48 +64,65 @@ export function startOfMonth(now: Date): Date {
 export interface Spent {
   today: number;
   month: number;
-  /** Lines of the ledger no record could be read from (torn, overwritten): what they cost is not counted. */
+  /** Lines of the ledger no record could be read from (torn, overwritten), or whose cost no call of router wrote: not counted. */
   damaged?: number;
+  /** The first of those lines' numbers (from 1), to name them. */
+  damagedLines?: number[];
 }
+
+/** How many damaged lines are named by number. */
+const NAMED_LINES = 5;
 
 /**
  * Sums what a profile spent today and this month (UTC) from the ledger's records, fed in order. A
  * batch is recorded each time it is seen ended: it counts once, when it was first seen so (its
  * spend happened then; a later `batch get` does not move it to today), at its latest figures.
  */
-export function spendCounter(profile: string, now = new Date()): { add: (r: UsageRecord) => void; total: () => Spent } {
+export function spendCounter(profile: string, now = new Date()): { add: (r: UsageRecord, line?: number) => void; total: () => Spent } {
   const day = startOfDay(now).getTime();
   const month = startOfMonth(now).getTime();
   const spent = { today: 0, month: 0 };
   const batches = new Map<string, { at: number; cost: number }>();
+  const negatives = new NegativeCosts();
+  const refused: number[] = [];
   const count = (at: number, cost: number) => {
     if (at >= month) spent.month += cost;
     if (at >= day) spent.today += cost;
   };
-  const add = (r: UsageRecord) => {
+  const add = (r: UsageRecord, line = 0) => {
     if (r.profile !== profile || typeof r.cost !== 'number' || !Number.isFinite(r.cost)) return;
     const at = Date.parse(r.time);
+    if ((at >= month || r.batch_id) && !negatives.take(r)) return void refused.push(line);
     if (r.batch_id) batches.set(r.batch_id, { at: batches.get(r.batch_id)?.at ?? at, cost: r.cost });
     else if (at >= month) count(at, r.cost);
   };
-  const total = () => {
+  const total = (): Spent => {
     const sum = { ...spent };
     for (const b of batches.values()) {
       if (b.at >= month) sum.month += b.cost;
       if (b.at >= day) sum.today += b.cost;
     }
-    return { today: roundCost(sum.today), month: roundCost(sum.month) };
+    return { today: roundCost(sum.today), month: roundCost(sum.month), ...(refused.length ? { damaged: refused.length, damagedLines: refused.slice(0, NAMED_LINES) } : {}) };
   };
   return { add, total };
 }
+
 
 /** What the ledger holds for this profile today and this month (UTC), summed as it is read. */
 export async function spentBy(env: NodeJS.ProcessEnv, profile: string, now = new Date(), signal?: AbortSignal): Promise<Spent> {
   const counter = spendCounter(profile, now);
   // Loaded only where a budget is set: a plain call reads no ledger.
   const { eachLedgerRecord } = await import('./ledger-read.js');
-  const damaged = await eachLedgerRecord(env, counter.add, signal);
-  return { ...counter.total(), ...(damaged ? { damaged } : {}) };
+  const lines: number[] = [];
+  const damaged = await eachLedgerRecord(env, counter.add, signal, (line) => lines.length < NAMED_LINES && lines.push(line));
+  return withDamaged(counter.total(), damaged, lines);
+}
+
+/** `spent` with the reader's damaged lines added to those the counter refused. */
+export function withDamaged(spent: Spent, damaged: number, lines: number[]): Spent {
+  const all = damaged + (spent.damaged ?? 0);
+  if (!all) return spent;
+  return { ...spent, damaged: all, damagedLines: [...lines, ...(spent.damagedLines ?? [])].sort((a, b) => a - b).slice(0, NAMED_LINES) };
 }
 
 export interface BudgetRead {
@@ -115,8 +133,8 @@ export interface BudgetRead {
   signal?: AbortSignal;
   /** What holds keep past their process (Held.kept), read under the budgets' lock; else read here, nothing removed. */
   kept?: number;
-  /** The ledger has damaged lines, whose cost is not counted (docs/config.md says why). */
-  damaged?: (lines: number, ledger: string) => void;
+  /** The ledger has damaged lines, whose cost is not counted (docs/config.md says why); `at`: the first lines' numbers. */
+  damaged?: (lines: number, ledger: string, at: number[]) => void;
 }
 
 /** The budgets the settings set, with what was spent against each. */
@@ -128,7 +146,7 @@ export async function budgetsFor(env: NodeJS.ProcessEnv, settings: BudgetSetting
   const given = set.filter(([, key]) => settings[key] !== undefined);
   if (given.length === 0) return [];
   const spent = known ?? (await spentBy(env, settings.profile, now, signal));
-  if (spent.damaged) damaged?.(spent.damaged, ledgerPath(env));
+  if (spent.damaged) damaged?.(spent.damaged, ledgerPath(env), spent.damagedLines ?? []);
   // Held past their processes (batches under way, costs the ledger could not take): as good as spent.
   const held = roundCost(kept ?? (await import('./budget-hold.js')).heldByOthers(env, settings.profile, undefined, now.getTime(), false).kept ?? 0);
   return given.map(([name, key]) => {

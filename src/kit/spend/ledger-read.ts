@@ -16,7 +16,7 @@ const BUFFER_BYTES = 256 * 1024;
  * Calls `each` with every well-formed record of the ledger (an object with a `time`), in order; other lines are skipped.
  * Ctrl-C (`signal`) stops the read. Resolves to how many lines were damaged (not blank, yet no record whole: torn, overwritten).
  */
-export async function eachLedgerRecord(env: NodeJS.ProcessEnv, each: (r: UsageRecord) => void, signal?: AbortSignal): Promise<number> {
+export async function eachLedgerRecord(env: NodeJS.ProcessEnv, each: (r: UsageRecord, line: number) => void, signal?: AbortSignal, damagedAt?: (line: number) => void): Promise<number> {
   const path = ledgerPath(env);
   let handle;
   try {
@@ -30,7 +30,7 @@ export async function eachLedgerRecord(env: NodeJS.ProcessEnv, each: (r: UsageRe
     // A device gives no end (/dev/zero, /dev/full: the budget's check spun for ever) or nothing (/dev/null: no spend, ever).
     const stat = await handle.stat();
     if (!stat.isFile() && !stat.isDirectory()) throw Object.assign(new Error(`ENOTFILE: not a regular file, read '${path}'`), { code: 'ENOTFILE', syscall: 'read', path });
-    return await readRecords(handle, each, signal);
+    return await readRecords(handle, each, signal, damagedAt);
   } catch (err) {
     // A read's error names no file (a folder where the ledger goes: EISDIR): it is said with the ledger's path.
     const e = err as NodeJS.ErrnoException;
@@ -41,11 +41,16 @@ export async function eachLedgerRecord(env: NodeJS.ProcessEnv, each: (r: UsageRe
   }
 }
 
-async function readRecords(handle: FileHandle, each: (r: UsageRecord) => void, signal: AbortSignal | undefined): Promise<number> {
+async function readRecords(handle: FileHandle, each: (r: UsageRecord, line: number) => void, signal: AbortSignal | undefined, damagedAt?: (line: number) => void): Promise<number> {
   const buf = Buffer.allocUnsafe(BUFFER_BYTES + MAX_RECORD_BYTES);
   let held = 0;
   let skipping = false;
   let damaged = 0;
+  let line = 0;
+  const bad = (n: number) => {
+    if (n) damagedAt?.(line);
+    return n;
+  };
   for (;;) {
     signal?.throwIfAborted();
     const { bytesRead } = await handle.read(buf, held, buf.length - held, null);
@@ -53,26 +58,35 @@ async function readRecords(handle: FileHandle, each: (r: UsageRecord) => void, s
     const filled = buf.subarray(0, end);
     let start = 0;
     for (let nl = filled.indexOf(10); nl !== -1; nl = filled.indexOf(10, start)) {
+      line++;
       if (skipping) skipping = false;
-      else damaged += nl - start <= MAX_RECORD_BYTES ? parse(buf, start, nl, each) : 1;
+      else damaged += bad(nl - start <= MAX_RECORD_BYTES ? parse(buf, start, nl, each, line) : 1);
       start = nl + 1;
     }
     if (bytesRead === 0) {
-      if (!skipping && start < end && end - start <= MAX_RECORD_BYTES) damaged += parse(buf, start, end, each);
+      line++;
+      if (!skipping && start < end && end - start <= MAX_RECORD_BYTES) damaged += bad(parse(buf, start, end, each, line));
       return damaged;
     }
     held = end - start;
     // A line longer than any record: dropped as it is read, until its end.
     if (held > MAX_RECORD_BYTES) {
-      if (!skipping) damaged++;
+      // Its line is counted when its end is read.
+      if (!skipping) {
+        damaged++;
+        damagedAt?.(line + 1);
+      }
       skipping = true;
       held = 0;
     } else buf.copyWithin(0, start, end);
   }
 }
 
-/** Hands `each` the line's record; 1 when the line was damaged (a record torn, or none whole), else 0. */
-function parse(buf: Buffer, start: number, end: number, each: (r: UsageRecord) => void): number {
+/** A record's cost is a number a call could cost, or none: `"0.5"`, `1e999` or `-1` is no cost router wrote (a negative one is reconcile's, checked by budgets). */
+const costReadable = (r: UsageRecord) => r.cost === undefined || (typeof r.cost === 'number' && Number.isFinite(r.cost));
+
+/** Hands `each` the line's record; 1 when the line was damaged (a record torn, or none whole, or a cost no number), else 0. */
+function parse(buf: Buffer, start: number, end: number, each: (r: UsageRecord, line: number) => void, line: number): number {
   if (end > start && buf[end - 1] === 0x0d) end--;
   if (end <= start) return 0;
   let r: UsageRecord;
@@ -88,10 +102,10 @@ function parse(buf: Buffer, start: number, end: number, each: (r: UsageRecord) =
     } catch {
       return 1;
     }
-    if (r && typeof r === 'object' && typeof r.time === 'string') each(r);
+    if (r && typeof r === 'object' && typeof r.time === 'string' && costReadable(r)) each(r, line);
     return 1;
   }
-  if (r && typeof r === 'object' && typeof r.time === 'string') each(r);
+  if (r && typeof r === 'object' && typeof r.time === 'string' && costReadable(r)) each(r, line);
   else return 1;
   return 0;
 }

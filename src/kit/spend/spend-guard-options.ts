@@ -29,8 +29,8 @@ export interface SpendEvents {
   unkept?(budgets: string[]): void;
   /** A hold on the budgets was placed for this work (release it when the work ends). */
   hold?(hold: BudgetHold): void;
-  /** The ledger has `lines` damaged lines (torn, overwritten), whose cost the budgets cannot count (said on each check). */
-  damaged?(lines: number, ledger: string): void;
+  /** The ledger has `lines` damaged lines (torn, overwritten, a cost no call wrote: a string, a negative one), whose cost the budgets do not count (said on each check); `at`: the first lines' numbers. */
+  damaged?(lines: number, ledger: string, at: number[]): void;
   /** An estimate (a dry run) under a budget already reached: the call would be refused with this line (a BudgetReached). */
   reached?(line: string): void;
 }

@@ -101,6 +101,13 @@ export class SpendGuard {
     this.endedOne();
   }
 
+  /** Ends every call checked and never recorded, failed or unsent (a send that threw unsaid) as failed() ends one that may have been carried out: at its bound, in `spent` and, under a budget, the ledger (`unsettled`, until reconcile). Else their bounds stay held for the guard's life. Returns how many. */
+  abandon(): number {
+    const lost = this.underway.count;
+    for (let i = 0; i < lost; i++) this.failed(Object.assign(new Error('a checked call was never settled'), { maybeDelivered: true }));
+    return lost;
+  }
+
   /** Ends the work: what it holds of the budgets is let go, once no call of the guard is under way (a pool of prompts ends one by one). */
   release(): void {
     this.releaseWanted = true;
@@ -197,7 +204,7 @@ export class SpendGuard {
     if (maxCost !== undefined) caps.push({ usd: maxCost - spent, name: `${this.words.maxCost} ${usdWritten(maxCost)}${spent ? `, ${this.spentOff(spent)}` : ''}` });
     if (!ignoreBudget && settings) {
       // Spent is what the ledger holds and what holds keep past their processes, as `router usage` shows it.
-      const budgets = await budgetsFor(this.env, settings, { signal: this.opts.signal, kept: held ? (held.kept ?? 0) : undefined, damaged: (lines, ledger) => this.opts.on?.damaged?.(lines, ledger) });
+      const budgets = await budgetsFor(this.env, settings, { signal: this.opts.signal, kept: held ? (held.kept ?? 0) : undefined, damaged: (lines, ledger, at) => this.opts.on?.damaged?.(lines, ledger, at) });
       if (budgets.length && this.opts.recorded === false) this.opts.on?.unkept?.(budgets.map((b) => b.name));
       for (const b of budgets) {
         if (b.spent >= b.limit) {
