@@ -148,7 +148,11 @@ describe('a budget across processes', () => {
     const id = await killedAnswering(state, env, '/responses', 1, ['responses', '--model', 'local/lorem', '--max-output-tokens', '200', 'write 500 words']);
     const { bound, settled } = await settledAfterKill(state, env, id, '/v1/responses');
     expect(bound.cost).toBeGreaterThan(0);
-    expect(settled).toMatchObject({ real_cost: 0.0003025 });
+    // A stream cut by its reader's death is charged what was made of it by then: up to the 200 tokens' $0.0003025
+    // (under load the kill can come after 20 of them, $0.0000325), never nothing.
+    expect(settled.real_cost).toBeGreaterThan(0);
+    expect(settled.real_cost).toBeLessThanOrEqual(0.0003025);
+    expect(settled.cost).toBeCloseTo(settled.real_cost! - bound.cost, 10);
   });
 
   it('a whole `router responses` (--json) killed -9 after its head: the head gave the id, and `usage --reconcile` settles it', async () => {
