@@ -115,8 +115,7 @@ export class StateStore extends CreditRules implements Store {
 
   /** Writes what is pending, and the estimates if they changed (with charges: journal lines, no save); then nothing is written (the state folder may be removed). */
   close(): void {
-    const estimates = this.estimates.size ? Object.fromEntries(this.estimates) : undefined;
-    if (this.pending || JSON.stringify(estimates) !== JSON.stringify(this.state.estimates)) this.save(false);
+    if (this.pending || JSON.stringify(this.estimates.size ? Object.fromEntries(this.estimates) : undefined) !== JSON.stringify(this.state.estimates)) this.save(false);
     this.closed = true;
     this.journal.close();
     this.generations.end();
