@@ -108,9 +108,9 @@ export class StateStore extends CreditRules implements Store {
     this.pending ??= setTimeout(() => this.saveWhenDue(), 1000).unref();
   }
 
-  /** Settles once the timer's save under way, if any, is on disk (or failed), and the charges and generations kept so far are written. */
+  /** Settles once no timer's save is under way (one begun meanwhile too: after close() its folder may be gone), and the charges and generations kept so far are written. */
   async idle(): Promise<void> {
-    await Promise.all([this.saving, this.journal.opening, this.journal.unwritten(), this.generations.written()]);
+    do await Promise.all([this.saving, this.journal.opening, this.journal.unwritten(), this.generations.written()]); while (this.saving);
   }
 
   /** Writes what is pending, and the estimates if they changed (with charges: journal lines, no save); then nothing is written (the state folder may be removed). */
