@@ -55,7 +55,8 @@ describe.skipIf(process.platform !== 'linux')('a stdio MCP server behind a wrapp
     const r = await t.run(['chat', '--model', 'local/tools', '--tool-timeout', '1', '--mcp', wrapped(pidFile), 'hang']);
     expect(r).toMatchObject({ code: 12, stderr: 'error: MCP server fixture-hang did not answer a call of hang in time (--tool-timeout 1s)\n' });
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
-    await until(() => !running(pid), 10_000);
+    // The fixture never ends by itself: waited for within the test's bound (10 s a loaded machine can pass).
+    await until(() => !running(pid));
     expect(running(pid)).toBe(false);
   });
 
@@ -71,7 +72,8 @@ describe.skipIf(process.platform !== 'linux')('a stdio MCP server behind a wrapp
     expect(running(pid)).toBe(true);
     child.kill(signal);
     expect(await exited).toBe(code);
-    await until(() => !running(pid), 10_000);
+    // As above: the fixture never ends by itself.
+    await until(() => !running(pid));
     expect(running(pid)).toBe(false);
   });
 });

@@ -74,16 +74,16 @@ it('-x takes off the \\r of CRLF lines, and takes a fence inside a blockquote, i
   expect((await run(['chat', '-m', 'local/echo', '-x'], {}, '```\n> a\n```\n')).stdout).toBe('> a\n');
 });
 
-/** What the first call of a while-read loop says on stderr, whichever shell runs the loop. */
-const PIPE_NOTE = 'note: stdin is a pipe the shell that ran this command reads too, as a while-read loop over it does: what was left of it went with the prompt, and the loop gets none of it; --no-stdin (or ROUTER_NO_STDIN=1) leaves stdin to the loop, and a "-" among the words takes it as meant, without this note (as a script handing on its own piped stdin means it: router chat "summarise" -)\n';
+/** What a call that took the rest of a while-read loop's list says (input.ts), whichever shell ran the loop. */
+const note = 'note: stdin is a pipe the shell that ran this command reads too, as a while-read loop over it does: what was left of it went with the prompt, and the loop gets none of it; --no-stdin (or ROUTER_NO_STDIN=1) leaves stdin to the loop, and a "-" among the words takes it as meant, without this note (as a script handing on its own piped stdin means it: router chat "summarise" -)\n';
 
 it.runIf(process.platform === 'linux')('a while-read loop over a pipe: the first call says it took the rest of the list, as one over a file does', async () => {
   const sh = (script: string) => runProcess('bash', ['-c', script], { cwd: t.dir, env: { ...process.env, ...t.env, ROUTER: BIN } });
   // Was: the same answer, and nothing said.
   const loop = (flags: string) => `printf 'a.txt\\nb.txt\\nc.txt\\n' | while read f; do "$ROUTER" chat ${flags} --model local/echo "about $f"; done`;
-  expect(await sh(loop(''))).toMatchObject({ status: 0, stdout: 'b.txt\nc.txt\n\nabout a.txt\n', stderr: PIPE_NOTE });
+  expect(await sh(loop(''))).toMatchObject({ status: 0, stdout: 'b.txt\nc.txt\n\nabout a.txt\n', stderr: note });
   // Process substitution is a pipe too.
-  expect((await sh(`while read f; do "$ROUTER" chat --model local/echo "about $f"; done < <(printf 'a\\nb\\n')`)).stderr).toBe(PIPE_NOTE);
+  expect((await sh(`while read f; do "$ROUTER" chat --model local/echo "about $f"; done < <(printf 'a\\nb\\n')`)).stderr).toBe(note);
   expect(await sh(loop('--no-stdin'))).toMatchObject({ status: 0, stdout: 'about a.txt\nabout b.txt\nabout c.txt\n', stderr: '' });
   expect((await sh(loop('--quiet'))).stderr).toBe('');
   // A pipe to this command alone is what the user meant: nothing said.
@@ -98,7 +98,7 @@ it.runIf(process.platform === 'linux' && hasFish)('fish: a while-read loop over 
   const fish = (script: string) => runProcess('fish', ['-c', script], { cwd: t.dir, env: { ...process.env, ...t.env, ROUTER: BIN } });
   // Was: the rest of the list went with the first prompt, and nothing said (the check looked at fd 0 only).
   const loop = (flags: string) => `printf 'a.txt\\nb.txt\\n' | while read f; $ROUTER chat ${flags} --model local/echo "about $f"; end`;
-  expect(await fish(loop(''))).toMatchObject({ status: 0, stdout: 'b.txt\n\nabout a.txt\n', stderr: PIPE_NOTE });
+  expect(await fish(loop(''))).toMatchObject({ status: 0, stdout: 'b.txt\n\nabout a.txt\n', stderr: note });
   expect(await fish(loop('--no-stdin'))).toMatchObject({ status: 0, stdout: 'about a.txt\nabout b.txt\n', stderr: '' });
   expect(await fish(`echo notes | $ROUTER chat --model local/echo summarise`)).toMatchObject({ status: 0, stdout: 'notes\n\nsummarise\n', stderr: '' });
 });

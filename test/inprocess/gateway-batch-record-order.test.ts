@@ -7,6 +7,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { answersHi, localUpstream, type LocalUpstream } from '../support/upstreams.js';
 import { call } from '../support/emulator-folder.js';
+import { until } from '../support/until.js';
 
 // A batch over an upstream under --record wrote each result as its answer came and its cassette after,
 // off the loop, one write after another: a gateway killed -9 (40 requests, killed at 5 cassettes) went on
@@ -65,7 +66,9 @@ describe.runIf(process.platform !== 'win32')('a batch recorded to cassettes', ()
       }));
     await recording('b', held, async (e, id) => {
       try {
-        for (let i = 0; i < 100 && up.seen.length < asked + 2; i++) await new Promise((r) => setTimeout(r, 20));
+        // The first request sent (waited for: at load it came after the 2 s this loop once had), then 2 s for the second to go out as before.
+        expect(await until(() => up.seen.length > asked)).toBe(true);
+        await until(() => up.seen.length > asked + 1, 2000);
         // Before: the second request went out (and both results were written) while the first's cassette was held.
         expect(up.seen.length).toBe(asked + 1);
         expect((await call(e, `/v1/batches/${id}`)).body.request_counts.completed).toBe(0);

@@ -108,9 +108,12 @@ export class StateStore extends CreditRules implements Store {
     this.pending ??= setTimeout(() => this.saveWhenDue(), 1000).unref();
   }
 
-  /** Settles once no timer's save is under way (one begun meanwhile too: after close() its folder may be gone), and the charges and generations kept so far are written. */
+  /** Settles once the timer's save under way, if any, is on disk (or failed), and the charges and generations kept so far are written; a save the timer began meanwhile too (a close follows a stop's wait: nothing may land after it). */
   async idle(): Promise<void> {
-    do await Promise.all([this.saving, this.journal.opening, this.journal.unwritten(), this.generations.written()]); while (this.saving);
+    for (let saving = this.saving, opening = this.journal.opening; ; saving = this.saving, opening = this.journal.opening) {
+      await Promise.all([saving, opening, this.journal.unwritten(), this.generations.written()]);
+      if (!this.saving && this.journal.opening === opening) return;
+    }
   }
 
   /** Writes what is pending, and the estimates if they changed (with charges: journal lines, no save); then nothing is written (the state folder may be removed). */
@@ -171,9 +174,7 @@ export class StateStore extends CreditRules implements Store {
     return Date.now() + this.state.clock_offset_ms;
   }
 
-  clockOffsetMs(): number {
-    return this.state.clock_offset_ms;
-  }
+  clockOffsetMs(): number { return this.state.clock_offset_ms; }
 
   advanceClock(ms: number): number {
     this.state.clock_offset_ms += ms;
@@ -199,9 +200,7 @@ export class StateStore extends CreditRules implements Store {
     return key;
   }
 
-  findKey(key: string): KeyRecord | undefined {
-    return this.byKey.get(key);
-  }
+  findKey(key: string): KeyRecord | undefined { return this.byKey.get(key); }
 
   firstKeys(workspace = 'default'): { apiKey: string; managementKey: string } {
     const keys = this.keysOf(workspace);
