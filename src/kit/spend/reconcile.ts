@@ -83,8 +83,6 @@ async function unreconciled(env: NodeJS.ProcessEnv, profile: string, apiRoot: st
 }
 
 /** Checks up to `limit` calls; a failure that stops the run early is `failure` (after the report of what was done). */
-type ReconcileOptions = { env: NodeJS.ProcessEnv; profile: string; client: RouterClient; limit: number; signal: AbortSignal; now?: number };
-
 /** How long a run waits for another run's end (it asks at most --limit calls). */
 const OTHER_RUN_WAIT_MS = 120_000;
 
@@ -92,13 +90,13 @@ const OTHER_RUN_WAIT_MS = 120_000;
  * One run at a time for a ledger (`reconcile.lock` beside it): two at once read the same calls unreconciled and
  * each wrote a line for them, a call's cost taken down twice (the second line refused by the budgets as damaged).
  */
-export async function reconcile(o: ReconcileOptions): Promise<{ report: ReconcileReport; failure?: unknown }> {
+export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; client: RouterClient; limit: number; signal: AbortSignal; now?: number }): Promise<{ report: ReconcileReport; failure?: unknown }> {
   const dir = dirname(ledgerPath(o.env));
   makeDir(dir);
   return withFileLockAsync(join(dir, 'reconcile'), () => reconcileAlone(o), OTHER_RUN_WAIT_MS);
 }
 
-async function reconcileAlone(o: ReconcileOptions): Promise<{ report: ReconcileReport; failure?: unknown }> {
+async function reconcileAlone(o: Parameters<typeof reconcile>[0]): Promise<{ report: ReconcileReport; failure?: unknown }> {
   const { todo, elsewhere } = await unreconciled(o.env, o.profile, o.client.core.apiRoot, o.signal);
   const report: ReconcileReport = { checked: 0, reconciled: [], not_found: [], unknown_here: [], pending: [], waiting: [], left: 0, elsewhere, reported_cost: 0, charged_cost: 0 };
   const now = o.now ?? Date.now();
