@@ -48,3 +48,22 @@ it('three runs at --limit 50 settle all 60 known of 120 calls, each call asked o
   expect(fourth.stderr).toBe('reconciled 0 calls of profile "default"; 20 calls not known to the service when asked in the last 5 minutes, not asked again before; none left\n');
   expect(t.requests().filter((q) => /\/v1\/generation$/.test(q.path))).toEqual([]);
 });
+
+it('two runs at once write one line a call: none refused as damaged after', async () => {
+  const state = join(t.dir, 'state-reconcile-twice');
+  mkdirSync(state, { recursive: true });
+  const env = { ROUTER_STATE_DIR: state };
+  for (let i = 0; i < 12; i++) expect((await run(['chat', '--model', 'local/echo', `call ${i}`], env)).code).toBe(0);
+  // Counted above what they cost (as a killed call's bound is): each run's line takes the cost down.
+  const ledger = join(state, 'usage.jsonl');
+  const calls = readFileSync(ledger, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; cost: number });
+  writeFileSync(ledger, calls.map((c) => JSON.stringify({ ...c, cost: c.cost + 0.001 })).join('\n') + '\n');
+  const both = await Promise.all([run(['usage', '--reconcile', '--json'], env), run(['usage', '--reconcile', '--json'], env)]);
+  for (const r of both) expect(r.code, r.stderr).toBe(0);
+  expect(both.map((r) => (JSON.parse(r.stdout) as { reconciled: unknown[] }).reconciled.length).sort()).toEqual([0, 12]);
+  const lines = readFileSync(ledger, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { reconciles?: string });
+  expect(lines.filter((l) => l.reconciles).map((l) => l.reconciles).sort()).toEqual(calls.map((c) => c.id).sort());
+  const after = await run(['usage', '--json'], env);
+  expect(after.stderr).not.toMatch(/damaged/);
+  expect(JSON.parse(after.stdout).total.cost).toBeCloseTo(calls.reduce((sum, c) => sum + c.cost, 0), 9);
+});

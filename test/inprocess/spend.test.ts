@@ -75,6 +75,19 @@ describe('--max-cost', () => {
     expect(sent('/chat/completions').length).toBe(before);
   });
 
+  it('an explicit --max-tokens that does not fit names the fewer that would, sized with its own digits', async () => {
+    // local/echo: $2 per million completion tokens. A cap just below the bound of 5 leaves room for 4.
+    const first = await run(['chat', '--model', 'local/echo', '--max-cost', '0.000001', '--max-tokens', '5', 'hello there number 1']);
+    const bound = Number(/could cost up to \$([\d.]+)/.exec(first.stderr)?.[1]);
+    const cap = (bound - 0.000001).toFixed(7);
+    const r = await run(['chat', '--model', 'local/echo', '--max-cost', cap, '--max-tokens', '5', 'hello there number 1']);
+    expect(r.code).toBe(4);
+    const fewer = /--max-tokens 5 does not fit; (\d+) or fewer would\n$/.exec(r.stderr);
+    expect(fewer, r.stderr).not.toBeNull();
+    // What it names is taken under that cap.
+    expect((await run(['chat', '--model', 'local/echo', '--max-cost', cap, '--max-tokens', fewer![1]!, 'hello there number 1'])).code).toBe(0);
+  });
+
   it('a refusal for want of one token quotes a prompt cost that leaves no room for one (not one under the cap)', async () => {
     const cap = 0.00005;
     const r = await run(['chat', '--model', 'local/lorem', '--max-cost', String(cap), 'write 50 words']);

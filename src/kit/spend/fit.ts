@@ -52,8 +52,9 @@ export function fitting(call: SpendCall, prices: Pricing[], cap: Cap): number | 
   const modelMost = Math.min(...prices.map((p) => p.maxCompletion ?? Infinity));
   const over = `this call could cost up to ${usdBound(bound)}, over ${cap.name}`;
   if (!call.completes || !call.limitField) return over;
-  // The prompt as it would be sent: with the limit written in, whose digits are prompt bytes too.
-  const limited = withLimitWritten(call, call.limitField);
+  // The prompt as it would be sent: with the limit written in, whose digits are prompt bytes too. A limit
+  // the caller gave stays theirs: a smaller one they might give has no more digits than it.
+  const limited = call.explicitLimit ? sizeOf(call) : withLimitWritten(call, call.limitField);
   const fits = Math.min(modelMost, completionWithin(prices, limited, cap.usd));
   if (fits < 1) return `${over}: not even one completion token fits (the prompt alone may cost ${usdBound(worstBound(prices, { ...limited, completionTokens: 0 }).bound)})`;
   if (call.explicitLimit) return `${over}: ${call.limitFlag} ${String(call.body[call.limitField])} does not fit; ${fits} or fewer would`;

@@ -8,7 +8,10 @@
  */
 import type { RouterClient } from '../../client/index.js';
 import { APIError } from '../../client/errors.js';
-import { appendUsage, type UsageRecord } from './ledger.js';
+import { dirname, join } from 'node:path';
+import { appendUsage, ledgerPath, type UsageRecord } from './ledger.js';
+import { withFileLockAsync } from '../../internal/file-lock.js';
+import { makeDir } from '../../internal/make-dir.js';
 import { eachLedgerRecord } from './ledger-read.js';
 import { roundCost } from '../../internal/round-cost.js';
 import { rootKey, sameRoot } from '../../internal/api-root.js';
@@ -80,7 +83,20 @@ async function unreconciled(env: NodeJS.ProcessEnv, profile: string, apiRoot: st
 }
 
 /** Checks up to `limit` calls; a failure that stops the run early is `failure` (after the report of what was done). */
+/** How long a run waits for another run's end (it asks at most --limit calls). */
+const OTHER_RUN_WAIT_MS = 120_000;
+
+/**
+ * One run at a time for a ledger (`reconcile.lock` beside it): two at once read the same calls unreconciled and
+ * each wrote a line for them, a call's cost taken down twice (the second line refused by the budgets as damaged).
+ */
 export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; client: RouterClient; limit: number; signal: AbortSignal; now?: number }): Promise<{ report: ReconcileReport; failure?: unknown }> {
+  const dir = dirname(ledgerPath(o.env));
+  makeDir(dir);
+  return withFileLockAsync(join(dir, 'reconcile'), () => reconcileAlone(o), OTHER_RUN_WAIT_MS);
+}
+
+async function reconcileAlone(o: Parameters<typeof reconcile>[0]): Promise<{ report: ReconcileReport; failure?: unknown }> {
   const { todo, elsewhere } = await unreconciled(o.env, o.profile, o.client.core.apiRoot, o.signal);
   const report: ReconcileReport = { checked: 0, reconciled: [], not_found: [], unknown_here: [], pending: [], waiting: [], left: 0, elsewhere, reported_cost: 0, charged_cost: 0 };
   const now = o.now ?? Date.now();
