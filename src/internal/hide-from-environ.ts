@@ -20,14 +20,17 @@ export function hideFromEnviron(secrets: (string | undefined)[]): boolean {
   } catch {
     return false;
   }
-  const at = hidden.flatMap((s) => offsets(block, Buffer.from(s)).map((i) => [i, Buffer.byteLength(s)] as const));
+  const at = inValues(block, hidden);
   if (!at.length) return true;
   if (!Number.isSafeInteger(start) || start <= 0) return false;
-  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && hidden.some((s) => value.includes(s))) process.env[name] = value;
+  for (const { name } of at) {
+    const value = process.env[name];
+    if (value !== undefined) process.env[name] = value;
+  }
   let fd: number | undefined;
   try {
     fd = openSync('/proc/self/mem', 'r+');
-    for (const [i, length] of at) writeSync(fd, Buffer.alloc(length, '*'), 0, length, start + i);
+    for (const { i, length } of at) writeSync(fd, Buffer.alloc(length, '*'), 0, length, start + i);
     return true;
   } catch {
     return false;
@@ -36,8 +39,25 @@ export function hideFromEnviron(secrets: (string | undefined)[]): boolean {
   }
 }
 
-function offsets(block: Buffer, needle: Buffer): number[] {
-  const out: number[] = [];
-  for (let i = block.indexOf(needle); i !== -1; i = block.indexOf(needle, i + needle.length)) out.push(i);
+/**
+ * Where the secrets are in the values of the block's NAME=value entries: never in a name (a key that
+ * is a part of another variable's name must not rename it), and only in a variable whose name reads
+ * back, so that it can be set again before its old text changes.
+ */
+function inValues(block: Buffer, secrets: string[]): { name: string; i: number; length: number }[] {
+  const out: { name: string; i: number; length: number }[] = [];
+  for (let from = 0; from < block.length; ) {
+    const nul = block.indexOf(0, from);
+    const end = nul === -1 ? block.length : nul;
+    const eq = block.indexOf('=', from);
+    const name = eq > from && eq < end ? block.toString('utf8', from, eq) : undefined;
+    if (name !== undefined && Buffer.from(name).equals(block.subarray(from, eq))) {
+      for (const s of secrets) {
+        const needle = Buffer.from(s);
+        for (let i = block.indexOf(needle, eq + 1); i !== -1 && i + needle.length <= end; i = block.indexOf(needle, i + needle.length)) out.push({ name, i, length: needle.length });
+      }
+    }
+    from = end + 1;
+  }
   return out;
 }

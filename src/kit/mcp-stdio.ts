@@ -69,6 +69,8 @@ export class GroupStdioTransport implements Transport {
 
   /** Messages are lines of JSON; a line that is none (a server logging on stdout) is an error said and passed over. */
   private read(chunk: Buffer, parse: (line: string) => JSONRPCMessage): void {
+    // Refused once: what else comes is not read, and the server is being closed already.
+    if (this.refused) return;
     for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10)) {
       const text = Buffer.concat([...this.line, chunk.subarray(0, at)]).toString('utf8').replace(/\r$/, '');
       this.line = [];

@@ -81,3 +81,38 @@ it("similar with nothing to print says so; llm's embed NAME ID -c TEXT and simil
   expect((await run(['embed', 'phrases', 'hound', '-c', 'my happy hound'], env)).stderr).toBe(`error: --collection needs --id ID: the entry's id in the collection; llm's "embed COLLECTION ID -c TEXT" is router embed -c COLLECTION --id ID "TEXT" here\n`);
   expect((await run(['similar', 'phrases', '-c', 'dog'], env)).stderr).toBe(`error: unknown option '-c' (llm's -c TEXT is the text itself here: router similar NAME "TEXT", or --id ID for a kept entry); see "router similar --help"\n`);
 });
+
+it('chat -i: Ctrl-C while /fragment fetches a URL that stalls stops the fetch alone; the session goes on', async () => {
+  const { createServer } = await import('node:http');
+  const { PassThrough } = await import('node:stream');
+  const { until } = await import('../support/until.js');
+  let asked = 0;
+  const stalls = createServer(() => void asked++); // never answers
+  await new Promise<void>((resolve) => stalls.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(stalls.address() as { port: number }).port}/notes.txt`;
+  try {
+    const s = testStreams({ env: { ...t.env, ROUTER_STATE_DIR: join(t.dir, 'state-repl-fragment-stop'), NO_COLOR: '1' }, tty: { stdin: true, stdout: false, stderr: true } });
+    const keys = new PassThrough();
+    s.streams.stdin = keys;
+    t.clearRequests();
+    const run = main(['node', 'router', 'chat', '-i', '--model', 'local/echo', '--timeout', '600'], s.streams);
+    const prompts = () => (s.stderr().match(/> /g) ?? []).length;
+    expect(await until(() => prompts() >= 1)).toBe(true);
+    keys.write(`/fragment ${url}\r`);
+    expect(await until(() => asked > 0)).toBe(true);
+    // Was: the key went unread (a real terminal's Ctrl-C ended the whole session, 130) and the fetch waited out --timeout.
+    keys.write('\x03');
+    expect(await until(() => s.stderr().includes('nothing added'))).toBe(true);
+    expect(s.stderr()).toContain(`/fragment ${url}: stopped (Ctrl-C); nothing added\n`);
+    expect(await until(() => prompts() >= 2)).toBe(true);
+    keys.write('hi\r');
+    expect(await until(() => prompts() >= 3)).toBe(true);
+    keys.write('/exit\r');
+    expect(await run).toBe(0);
+    const sent = t.requests().filter((q) => q.path === '/v1/chat/completions').map((q) => q.body.messages);
+    expect(sent).toEqual([[{ role: 'user', content: 'hi' }]]);
+  } finally {
+    stalls.closeAllConnections();
+    stalls.close();
+  }
+});

@@ -216,6 +216,15 @@ it('a profile named on purpose whose settings the environment goes before: a not
   expect(await run(['--profile', 'elsewhere', 'chat', '--model', 'local/echo', 'hi'], voiceEnv)).toMatchObject({ code: 0, stderr: onlyRoot });
   const untyped = await run(['--profile', 'elsewhere', 'speak', 'hi', '--model', 'local/tts', '-o', join(t.dir, 'env-voice.mp3')], voiceEnv);
   expect(untyped.stderr).toBe('note: the environment goes before profile "elsewhere" for api_root (ROUTER_API_ROOT), voice (ROUTER_VOICE): unset those to use the profile\'s\n');
+  // Was: chat noted ROUTER_EMBED_MODEL, and embed ROUTER_MODEL, neither of which it reads.
+  expect((await run(['config', 'set', 'embed_model', 'local/lorem', '--profile', 'elsewhere'])).code).toBe(0);
+  expect((await run(['config', 'set', 'model', 'local/lorem', '--profile', 'elsewhere'])).code).toBe(0);
+  const modelsEnv = { ROUTER_EMBED_MODEL: 'local/embed', ROUTER_MODEL: 'local/echo', ROUTER_API_ROOT: t.apiRoot };
+  expect(await run(['--profile', 'elsewhere', 'chat', 'hi'], modelsEnv)).toMatchObject({ code: 0, stderr: 'note: the environment goes before profile "elsewhere" for api_root (ROUTER_API_ROOT), model (ROUTER_MODEL): unset those to use the profile\'s\n' });
+  expect(await run(['--profile', 'elsewhere', 'embed', '--model', 'local/embed', 'hi'], modelsEnv)).toMatchObject({ code: 0, stderr: onlyRoot });
+  expect(await run(['--profile', 'elsewhere', 'embed', 'hi'], modelsEnv)).toMatchObject({ code: 0, stderr: 'note: the environment goes before profile "elsewhere" for api_root (ROUTER_API_ROOT), embed_model (ROUTER_EMBED_MODEL): unset those to use the profile\'s\n' });
+  expect((await run(['config', 'unset', 'model', '--profile', 'elsewhere'])).code).toBe(0);
+  expect((await run(['config', 'unset', 'embed_model', '--profile', 'elsewhere'])).code).toBe(0);
   // The same value, or a profile not named (the current one): nothing to say. (Last in this file: it changes the current profile.)
   expect((await run(['--profile', 'elsewhere', 'chat', '--model', 'local/echo', 'hi'], { ROUTER_API_ROOT: 'http://127.0.0.1:9/api' })).stderr).not.toMatch(/^note/);
   expect((await run(['config', 'use', 'elsewhere'])).code).toBe(0);

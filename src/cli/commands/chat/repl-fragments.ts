@@ -9,6 +9,9 @@ import { fragmentFrom, fragmentedPrompt, keepFragments, keptWithFragments, readF
 import { recordedUser, userContent } from '../../answers/request-extras.js';
 import type { Attachment } from '../../answers/attach.js';
 import { usage } from '../../exit-codes.js';
+import { isFragmentUrl } from '../../../kit/fragment-sources.js';
+import { interrupted } from '../../run.js';
+import { swallowKeys } from './repl-keys.js';
 import type { RunContext } from '../../run.js';
 import type { ChatOptions } from './request.js';
 
@@ -45,7 +48,15 @@ export async function addFragment(ctx: RunContext<ChatOptions>, source: string, 
   const { io } = ctx;
   if (!source) return void io.err('usage: /fragment FILE|URL|ALIAS (router fragments list)\n');
   if (source === '-') return void io.err('error: /fragment -: stdin is this terminal; give a file, a URL or a kept fragment\n');
-  const f = await fragmentFrom(source, new FragmentStore({ env: io.env }), io, ctx.flags);
+  // A URL may stall: Ctrl-C stops its fetch, as it stops an answer, and the session goes on.
+  const stop = new AbortController();
+  const release = isFragmentUrl(source) ? swallowKeys(io, () => stop.abort(interrupted())) : () => {};
+  const f = await fragmentFrom(source, new FragmentStore({ env: io.env }), io, ctx.flags, AbortSignal.any([ctx.signal, stop.signal]))
+    .catch((err: unknown) => {
+      if (!stop.signal.aborted || ctx.signal.aborted) throw err;
+    })
+    .finally(release);
+  if (!f) return void io.err(`/fragment ${source}: stopped (Ctrl-C); nothing added\n`);
   if (!f.content.trim()) return void io.err(`/fragment ${source} is empty: nothing added\n`);
   pending.user.push(f);
   io.err(`fragment ${source} (${f.content.length.toLocaleString('en-US')} characters); it goes before the next message\n`);
