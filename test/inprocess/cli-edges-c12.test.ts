@@ -1,0 +1,27 @@
+import { expect, it } from 'vitest';
+import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+
+// Session 64's small edges a user meets (task c12).
+let t: CliEnv;
+const run = cliEnvPerFile((env) => (t = env));
+const faults = (...specs: string[]) => t.admin('faults', { faults: specs });
+
+it('a retry that waits over 2 s is said on stderr when piped (not with --quiet); a short one is not', async () => {
+  await faults('429,retry_after=3,times=1,path=/v1/chat/completions');
+  // Was: 3 s of silence off a terminal.
+  const piped = await run(['chat', '--model', 'local/echo', 'later']);
+  expect(piped).toMatchObject({ code: 0, stdout: 'later\n' });
+  expect(piped.stderr).toMatch(/^retry 1 in 3\.0s: .+\n$/);
+  await faults('429,retry_after=3,times=1,path=/v1/chat/completions');
+  expect(await run(['chat', '--quiet', '--model', 'local/echo', 'later'])).toMatchObject({ code: 0, stderr: '' });
+  await faults('503,times=1,path=/v1/chat/completions');
+  expect(await run(['chat', '--model', 'local/echo', 'soon'])).toMatchObject({ code: 0, stderr: '' });
+});
+
+it('a Retry-After longer than --timeout names the flag', async () => {
+  await faults('429,retry_after=30,times=1,path=/v1/chat/completions');
+  const r = await run(['chat', '--timeout', '5', '--model', 'local/echo', 'later']);
+  expect(r.code).toBe(6);
+  // Was: "longer than 5s, so no retry".
+  expect(r.stderr).toContain('(the service asked to wait 30s before retrying: longer than --timeout 5s, so no retry; a longer --timeout waits for it)');
+});
