@@ -25,3 +25,12 @@ it('a Retry-After longer than --timeout names the flag', async () => {
   // Was: "longer than 5s, so no retry".
   expect(r.stderr).toContain('(the service asked to wait 30s before retrying: longer than --timeout 5s, so no retry; a longer --timeout waits for it)');
 });
+
+it("the note that the environment goes before a profile names only settings the command reads", async () => {
+  expect((await run(['config', 'set', 'embed_model', 'local/embed-small', '--profile', 'embedder'])).code).toBe(0);
+  const env = { ROUTER_EMBED_MODEL: 'local/embed', ROUTER_MODEL: 'local/echo', ROUTER_STATE_DIR: `${t.dir}/state-embedder` };
+  // Was: "… for embed_model (ROUTER_EMBED_MODEL) …" of a chat, which never embeds.
+  expect(await run(['--profile', 'embedder', 'chat', 'hi'], env)).toMatchObject({ code: 0, stdout: 'hi\n', stderr: '' });
+  const embedded = await run(['--profile', 'embedder', 'embed', 'hi'], env);
+  expect(embedded).toMatchObject({ code: 0, stderr: 'note: the environment goes before profile "embedder" for embed_model (ROUTER_EMBED_MODEL): unset it to use the profile\'s\n' });
+});
