@@ -34,3 +34,15 @@ it("the note that the environment goes before a profile names only settings the 
   const embedded = await run(['--profile', 'embedder', 'embed', 'hi'], env);
   expect(embedded).toMatchObject({ code: 0, stderr: 'note: the environment goes before profile "embedder" for embed_model (ROUTER_EMBED_MODEL): unset it to use the profile\'s\n' });
 });
+
+it('router api: a POST whose answer is lost says it may have been carried out (a GET does not)', async () => {
+  await t.admin('faults', { faults: ['lost,times=1,method=POST,path=/v1/chat/completions'] });
+  const lost = await run(['api', 'POST', '/v1/chat/completions', '-F', 'messages[][role]=user', '-f', 'messages[][content]=hi', '-f', 'model=local/echo']);
+  expect(lost).toMatchObject({ code: 8, stdout: '' });
+  // Was: "connection … failed: …" and no more.
+  expect(lost.stderr).toMatch(/; the service may have carried out POST \/v1\/chat\/completions all the same: check before sending it again\n$/);
+  await t.admin('faults', { faults: ['lost,times=1,method=GET,path=/v1/models'] });
+  const get = await run(['--max-retries', '0', 'api', '/v1/models']);
+  expect(get.code).not.toBe(0);
+  expect(get.stderr).not.toContain('may have carried out');
+});
