@@ -46,3 +46,10 @@ it('router api: a POST whose answer is lost says it may have been carried out (a
   expect(get.code).not.toBe(0);
   expect(get.stderr).not.toContain('may have carried out');
 });
+
+it("decide prints a score's probabilities by the levels' names", async () => {
+  const r = await run(['decide', '--state-text', 'The soup was cold', '--model', 'local/judge', '--score', 'mood', 'How positive?', '--level', 'bad', '--level', 'ok', '--level', 'good'], { ROUTER_MANAGEMENT_KEY: t.managementKey });
+  expect(r.code).toBe(0);
+  // Was: "0=0.67 1=0.22 2=0.11".
+  expect(r.stdout).toMatch(/^mood\tscore\t[\d.]+ \((bad|ok|good)\)\t[\d.]+\tbad=[\d.]+ ok=[\d.]+ good=[\d.]+\n$/);
+});
