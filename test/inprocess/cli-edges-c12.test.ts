@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
 
@@ -52,4 +54,18 @@ it("decide prints a score's probabilities by the levels' names", async () => {
   expect(r.code).toBe(0);
   // Was: "0=0.67 1=0.22 2=0.11".
   expect(r.stdout).toMatch(/^mood\tscore\t[\d.]+ \((bad|ok|good)\)\t[\d.]+\tbad=[\d.]+ ok=[\d.]+ good=[\d.]+\n$/);
+});
+
+it('batch create --watch --json says on stderr how many requests failed, as --results does', async () => {
+  const lines = [
+    JSON.stringify({ custom_id: 'bad', body: { messages: [{ role: 'user', content: 'hi' }], max_tokens: 99_999_999 } }),
+    JSON.stringify({ custom_id: 'good', body: { messages: [{ role: 'user', content: 'hi' }] } }),
+  ];
+  const input = join(t.dir, 'watch-json-partly-failed.jsonl');
+  writeFileSync(input, `${lines.join('\n')}\n`);
+  const r = await run(['batch', 'create', input, '--model', 'local/echo', '--watch', '--interval', '0.05', '--json'], { ROUTER_STATE_DIR: join(t.dir, 'state-watch-json') });
+  expect(r.code, r.stderr).toBe(0);
+  const id = JSON.parse(r.stdout.trim().split('\n').at(-1)!).id;
+  // Was: the progress lines only.
+  expect(r.stderr).toContain(`${id}: 1 of 2 requests failed: see their "error" in the results (router batch get ${id} --results)\n`);
 });
