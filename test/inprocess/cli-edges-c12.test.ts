@@ -69,3 +69,20 @@ it('batch create --watch --json says on stderr how many requests failed, as --re
   // Was: the progress lines only.
   expect(r.stderr).toContain(`${id}: 1 of 2 requests failed: see their "error" in the results (router batch get ${id} --results)\n`);
 });
+
+it('every group command and every config subcommand shows Examples in --help (examples.test.ts runs them)', async () => {
+  const { buildProgram } = await import('../../src/cli/main.js');
+  const program = await buildProgram();
+  const help = (cmd: typeof program) => {
+    let text = '';
+    cmd.configureOutput({ writeOut: (s: string) => (text += s) });
+    cmd.outputHelp();
+    return text;
+  };
+  const subs = (cmd: typeof program) => cmd.commands.filter((c) => c.name() !== 'help');
+  const groups = subs(program).filter((c) => subs(c).length > 0);
+  const config = groups.find((g) => g.name() === 'config')!;
+  // Was: batch, keys, collections, roles, aliases, conversations, fragments, auth; config get, list, use, delete, path.
+  const named = [...groups.map((c) => [c.name(), c] as const), ...subs(config).map((c) => [`config ${c.name()}`, c] as const)];
+  expect(named.filter(([, c]) => !/\nExamples:\n {2}\$ /.test(help(c))).map(([name]) => name)).toEqual([]);
+});
