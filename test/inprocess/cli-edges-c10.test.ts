@@ -94,7 +94,7 @@ it.runIf(process.platform === 'linux')('a while-read loop over a pipe: the first
 const hasFish = spawnSync('fish', ['-c', 'exit 0']).status === 0;
 it.runIf(process.platform === 'linux' && hasFish)('fish: a while-read loop over a pipe is said too (fish reads the pipe on a descriptor other than 0)', async () => {
   const fish = (script: string) => runProcess('fish', ['-c', script], { cwd: t.dir, env: { ...process.env, ...t.env, ROUTER: BIN } });
-  const note = 'note: stdin is a pipe the shell that ran this command reads too, as a while-read loop over it does: what was left of it went with the prompt, and the loop gets none of it; --no-stdin (or ROUTER_NO_STDIN=1) leaves stdin to the loop, and a "-" among the words takes it as meant, without this note\n';
+  const note = 'note: stdin is a pipe the shell that ran this command reads too, as a while-read loop over it does: what was left of it went with the prompt, and the loop gets none of it; --no-stdin (or ROUTER_NO_STDIN=1) leaves stdin to the loop, and a "-" among the words takes it as meant, without this note (as a script handing on its own piped stdin means it: router chat "summarise" -)\n';
   // Was: the rest of the list went with the first prompt, and nothing said (the check looked at fd 0 only).
   const loop = (flags: string) => `printf 'a.txt\\nb.txt\\n' | while read f; $ROUTER chat ${flags} --model local/echo "about $f"; end`;
   expect(await fish(loop(''))).toMatchObject({ status: 0, stdout: 'b.txt\n\nabout a.txt\n', stderr: note });
