@@ -16,6 +16,9 @@ export interface ConnectOptions {
   management?: boolean;
 }
 
+/** A retry's wait longer than this is said on stderr even off a terminal. */
+const SAID_WAIT_MS = 2_000;
+
 /** The runs whose setup notes were said (a REPL, and a refused model's lookup, connect again: said once). */
 const told = new WeakSet<IO>();
 
@@ -57,7 +60,10 @@ export async function connect(io: IO, flags: GlobalFlags, settings: Settings, op
     maxRetries: flags.maxRetries,
     proxy,
     onRetry: ({ attempt, delayMs, reason }) => {
-      io.info(`retry ${attempt} in ${(delayMs / 1000).toFixed(1)}s: ${reason}`);
+      const line = `retry ${attempt} in ${(delayMs / 1000).toFixed(1)}s: ${reason}`;
+      // A wait a script's user would wonder about is said even when piped.
+      if (delayMs > SAID_WAIT_MS && !io.quiet) io.note(line);
+      else io.info(line);
       // Still waiting: the spinner the note cleared comes back below it.
       spinAgain(io);
     },
@@ -142,10 +148,18 @@ export function addKeyHint(err: unknown, settings: Settings, opts: ConnectOption
 
 /** A timeout says which wait it was: the --timeout given, or the default one that flag changes. */
 export function addTimeoutHint(err: unknown, flags: GlobalFlags, timeoutMs: number): void {
+  addRetryAfterTimeoutHint(err);
   if (!(err instanceof TimeoutError) || / \(.*--timeout.*\)$/.test(err.message)) return;
   const s = flags.timeout;
   const wait = s === undefined ? `the default --timeout, ${timeoutMs / 1000}s` : `--timeout ${s < 1 ? `${Math.round(s * 1000)}ms` : `${Number(s.toFixed(3))}s`}`;
   Object.defineProperty(err, 'message', { value: `${err.message} (${wait})`, configurable: true, writable: true });
+}
+
+/** A Retry-After longer than the request timeout names the flag that sets that timeout. */
+function addRetryAfterTimeoutHint(err: unknown): void {
+  if (!(err instanceof APIError) || !err.message.includes(': longer than the request timeout, ')) return;
+  const message = err.message.replace(/: longer than the request timeout, ([\d.]+s), so no retry\)/, ': longer than --timeout $1, so no retry; a longer --timeout waits for it)');
+  Object.defineProperty(err, 'message', { value: message, configurable: true, writable: true });
 }
 
 /** A transient failure given up on after retries says so, and how to have more. */

@@ -190,7 +190,8 @@ export class HttpCore {
       }
       const waitCap = Math.min(MAX_RETRY_AFTER_MS, this.timeoutMs);
       if (retryAfterMs !== undefined && retryAfterMs > waitCap) {
-        failure.message += ` (the service asked to wait ${Math.ceil(retryAfterMs / 1000)}s before retrying: longer than ${Math.round(waitCap / 1000)}s, so no retry)`;
+        const cap = waitCap < MAX_RETRY_AFTER_MS ? `the request timeout, ${Number((waitCap / 1000).toFixed(3))}s` : `${waitCap / 1000}s`;
+        failure.message += ` (the service asked to wait ${Math.ceil(retryAfterMs / 1000)}s before retrying: longer than ${cap}, so no retry)`;
         throw failure;
       }
       const delayMs = backoffDelay(attempt, retryAfterMs);

@@ -12,6 +12,7 @@ import { didYouMean } from '../../internal/did-you-mean.js';
 import { blankInput, onlyBlanks } from '../../internal/blank.js';
 import { collect } from '../flags/options.js';
 import { refusedKeyHint } from '../context.js';
+import { unheardError } from '../service/unheard.js';
 import { readFileFor, takeStdin } from '../io/input.js';
 import type { IO } from '../io/io.js';
 import { checkHeaders } from '../../client/request-checks.js';
@@ -214,6 +215,8 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
     const items = pages.flatMap((p) => ((p as { data?: unknown[] }).data ?? []) as unknown[]);
     const ids = items.map((i) => (i as { id?: string }).id ?? null);
     io.json({ object: 'list', data: items, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null, has_more: false });
+  } catch (err) {
+    throw method === 'GET' ? err : unheardError(err, `the service may have carried out ${method} ${pathOnly} all the same: check before sending it again`, false);
   } finally {
     await client.close();
   }

@@ -88,4 +88,5 @@ export const auth = defineGroup({
   summary: 'auth status: is the key accepted, where it lives, its label, limits and usage; auth migrate: keys into the keychain',
   description: 'The API key in use: where it lives, is it accepted, and what are its label, limits and usage; keys moved from the config file into the keychain.',
   commands: [status, migrate],
+  examples: ['router auth status', 'router auth migrate --dry-run'],
 });

@@ -89,4 +89,5 @@ export const conversations = defineGroup({
   summary: 'list, show and delete the conversations chat keeps',
   description: 'The conversations router chat keeps: list, show and delete them. Continue one with router chat -c (the last) or --conversation ID.',
   commands: [list, show, remove],
+  examples: ['router chat --conversation trip "plan a day in Lyon" --model local/echo', 'router chat -c "and the evening?"', 'router conversations show trip', 'router conversations delete trip'],
 });

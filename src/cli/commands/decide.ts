@@ -125,6 +125,12 @@ const criterionText = (c: unknown) => (c === undefined ? '' : typeof c === 'stri
 /** A probability or score with two decimals; '?' for an answer that lacks it. */
 const fmt = (p: unknown) => (typeof p === 'number' ? p.toFixed(2) : '?');
 
+/** A score's level by the name the request gave it (the service keys its probabilities by index). */
+function levelName(q: DecisionQuestion | undefined, index: string): string {
+  const named = q?.type === 'score' && Array.isArray(q.criteria) ? q.criteria[Number(index)] : undefined;
+  return named === undefined ? index : criterionText(named);
+}
+
 async function runDecide(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<void> {
   const { io, opts, argv, signal, connect } = ctx;
   if (!opts.model) throw usage('no model: give --model (a decision model, e.g. local/judge)');
@@ -171,7 +177,7 @@ async function runDecide(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<voi
   const rows = Object.entries(res.answers).map(([key, a]) => {
     if (!a || typeof a !== 'object') return [key, '?', '', '', ''];
     if (a.type === 'noul') return [key, 'noul', `P(yes) ${fmt(a.noul)}`, '', ''];
-    const probs = Object.entries(a.probabilities ?? {}).map(([k, p]) => `${k}=${fmt(p)}`).join(' ');
+    const probs = Object.entries(a.probabilities ?? {}).map(([k, p]) => `${a.type === 'score' ? levelName(questions[key], k) : k}=${fmt(p)}`).join(' ');
     if (a.type === 'choice') return [key, 'choice', a.choice, fmt(a.confidence), probs];
     return [key, 'score', `${fmt(a.score)} (${criterionText(a.legend?.[String(Math.round(a.score))])})`, fmt(a.confidence), probs];
   });

@@ -85,5 +85,6 @@ export const batch = defineGroup({
   summary: 'create, list and follow asynchronous batches',
   description: 'Asynchronous batches of requests against one endpoint: create from JSONL, list, get, watch; run files of any size as jobs.',
   commands: [create, list, get, run, jobs, job],
+  examples: ['router batch create requests.jsonl --model local/echo --watch --results results.jsonl', 'router batch list --json id,status', 'router batch run requests.jsonl --model local/echo --dry-run'],
   notes: 'Piped (not a terminal), list, get and get --watch print one tab-separated line per batch: id, status, endpoint, model, completed/failed/total, created. --json prints JSON.',
 });

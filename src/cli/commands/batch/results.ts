@@ -21,6 +21,12 @@ export async function openResults(target: string | true, input?: string): Promis
   return { file: OutputFile.open(target) };
 }
 
+/** Said whatever the terminal: a batch that completed with failed requests (`fetch`: how to have its results, when they were not written). */
+export function sayFailed(io: IO, id: string, batch: Batch, fetch = ''): void {
+  const { failed, total } = batch.request_counts ?? { failed: 0, total: 0 };
+  if (failed > 0) io.note(`${id}: ${grouped(failed)} of ${counted(total, 'request')} failed: see their "error" in the results${fetch}`);
+}
+
 /** Writes the results as JSONL, to a file (atomically) or stdout; returns the batch metadata. */
 export async function writeResults(io: IO, client: RouterClient, id: string, target: ResultsTarget, signal: AbortSignal): Promise<Batch> {
   const file = 'file' in target ? target.file : undefined;
@@ -32,9 +38,8 @@ export async function writeResults(io: IO, client: RouterClient, id: string, tar
     const batch = await streamResults(client, id, (chunk) => (cut.see(chunk), sink(chunk)), signal);
     if (file) await file.commit();
     // Said whatever the terminal, as batch run says it: results written are not results that all succeeded.
-    const { failed, total } = batch.request_counts ?? { failed: 0, total: 0 };
-    if (failed > 0) io.note(`${id}: ${grouped(failed)} of ${counted(total, 'request')} failed: see their "error" in the results`);
-    cut.say(io, id, total);
+    sayFailed(io, id, batch);
+    cut.say(io, id, batch.request_counts?.total ?? 0);
     return batch;
   } catch (err) {
     file?.abortSync();

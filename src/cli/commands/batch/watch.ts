@@ -8,7 +8,7 @@ import { CliError, EXIT } from '../../exit-codes.js';
 import type { FlagValues } from '../../flags/flags.js';
 import type { RunContext } from '../../run.js';
 import type { CreateOpts, WATCH_FLAGS } from './flags.js';
-import { logBatch, openResults, writeResults, type ResultsTarget } from './results.js';
+import { logBatch, openResults, sayFailed, writeResults, type ResultsTarget } from './results.js';
 import { describeBatch, tsvLine } from './format.js';
 import { drawsSpinner, spinnerMaker } from '../../io/spinner.js';
 import { grouped } from '../../../internal/counted.js';
@@ -103,6 +103,7 @@ export async function watchAndFinish(ctx: RunContext<WatchOpts>, client: RouterC
       if (opts.json) io.json(await client.batches.get(id, { signal }).catch((e) => Promise.reject(batchError(e, id))));
       else if (io.stdoutTTY) io.out(describeBatch(final));
       else io.out(tsvLine(final));
+      if (final.status === 'completed') sayFailed(io, id, final, ` (router batch get ${id} --results)`);
     }
     if (final.status !== 'completed') {
       throw new CliError(`${id} ${final.status}${final.error ? `: ${final.error.message}` : ''}`, EXIT.BATCH_FAILED);

@@ -43,4 +43,5 @@ export const collections = defineGroup({
   summary: 'list and delete embedding collections (router embed -c, embed-multi, similar)',
   description: 'The embedding collections of the profile: each keeps vectors of one model, under ids, with their text and metadata when asked.',
   commands: [list, remove, path],
+  examples: ['router embed "a text" -c notes --id one --model local/embed', 'router collections list', 'router collections delete notes'],
 });

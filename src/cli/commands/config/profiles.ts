@@ -13,6 +13,7 @@ export const list = defineCommand({
   summary: 'list profiles (keys masked); * marks the current one',
   flags: jsonFlags('print the profiles as JSON'),
   notes: 'Piped, one tab-separated line per profile: * for the current one (else empty), profile, api key (masked), api root, model.',
+  examples: ['router config list', 'router config list --json current,profiles'],
   run: async ({ io, opts }) => {
     const { maskKey, shownValue } = await import('../../../config/settings.js');
     const s = await readStore(io);
@@ -43,6 +44,7 @@ export const use = defineCommand({
   name: 'use',
   summary: 'make a profile the current one',
   args: [PROFILE],
+  examples: ['router config set model local/echo --profile scratch', 'router config use scratch', 'router config list'],
   run: async ({ io }, name) => {
     const s = await store(io);
     if (!s.get(name)) throw noProfile(name, s.names());
@@ -57,6 +59,7 @@ export const remove = defineCommand({
   name: 'delete',
   summary: 'delete a profile',
   args: [PROFILE],
+  examples: ['router config set model local/echo --profile scratch', 'router config delete scratch'],
   run: async ({ io }, name) => {
     const s = await store(io);
     const accounts = (['api_key_keychain', 'management_key_keychain'] as const).map((f) => s.get(name)?.[f]).filter((a): a is string => a !== undefined);
@@ -73,6 +76,7 @@ export const remove = defineCommand({
 export const path = defineCommand({
   name: 'path',
   summary: 'print where the config file is',
+  examples: ['router config path', 'ls -l "$(router config path)"'],
   run: async ({ io }) => {
     // Where it is, whether or not it can be read (a file where its folder would go is for `config list` to say).
     const { profilesPath } = await import('../../../config/profile-file.js');

@@ -91,6 +91,7 @@ export const get = defineCommand({
   summary: 'print one setting (keys masked)',
   args: [SETTING],
   flags: { ...PROFILE_FLAGS, ...jsonFlags('print {"profile", "setting", "value"}') },
+  examples: ['router config set model local/echo --profile scratch', 'router config get model --profile scratch', 'router config get model --profile scratch --json'],
   run: async ({ io, opts, flags }, name) => {
     const f = field(name);
     const { maskKey, shownValue } = await import('../../../config/settings.js');

@@ -78,5 +78,6 @@ export const keys = defineGroup({
   summary: 'list, create, update and delete the API keys of the workspace (management key)',
   description: "The workspace's API keys, through the management API: list them, create one (its key printed once), show, change (limit, reset, disabled) and delete one by its hash; current: the key in use.",
   commands: [list, create, get, update, remove, current],
+  examples: ['router keys current', 'hash=$(router keys create tryout --json --jq .data.hash)', 'router keys update "$hash" --limit 1', 'router keys delete "$hash"'],
   notes: `Piped, list, get and update print one tab-separated line per key: ${KEY_COLUMNS}. --json prints JSON.`,
 });

@@ -5,7 +5,7 @@ import type { RouterClient } from '../../../client/index.js';
 import type { FlagValues } from '../../flags/flags.js';
 import { managementRefusal } from '../../context.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
-import { ConnectionError, ProtocolError } from '../../../client/errors.js';
+import { unheard } from '../../service/unheard.js';
 import type { RunContext } from '../../run.js';
 import type { IO } from '../../io/io.js';
 import { table } from '../../io/table.js';
@@ -21,16 +21,6 @@ const KEYS_PAGE = 100;
 function checkHash(hash: string): string {
   if (!HASH.test(hash)) throw usage(`"${visible(hash.slice(0, 70))}" is not a key hash: 64 hex digits, as router keys list prints it (the key itself is never asked for)`);
   return hash.toLowerCase();
-}
-
-/** A create or delete whose answer was lost or cut (or, with `unreadable`, not understood) may have been carried out: `then` says how to tell. */
-async function unheard<T>(call: Promise<T>, then: string, unreadable: boolean): Promise<T> {
-  try {
-    return await call;
-  } catch (err) {
-    if ((unreadable && err instanceof ProtocolError) || (err instanceof ConnectionError && err.maybeDelivered)) err.message += `; ${then}`;
-    throw err;
-  }
 }
 
 /** Connects with the management key and runs `call`; a refused key is said as the management key it needed. */
