@@ -4,22 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../helpers.js';
 import { until } from '../support/until.js';
-import { closedStatus } from '../support/run-process.js';
+import { closedStatus, running } from '../support/run-process.js';
 
 let t: TestEnv;
 beforeAll(async () => {
   t = await startTestEnv();
 });
 afterAll(() => t.close());
-
-/** A process that still runs (a zombie has ended: only its parent has not read its status yet). */
-function running(pid: number): boolean {
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 describe.skipIf(process.platform !== 'linux')('Ctrl-C during a tool run', () => {
   it('stops a tool that ignores SIGTERM, and what it started, before router exits 130', async () => {

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../helpers.js';
 import { until } from '../support/until.js';
-import { closedStatus } from '../support/run-process.js';
+import { closedStatus, running } from '../support/run-process.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -16,15 +16,6 @@ beforeAll(async () => {
   t = await startTestEnv();
 });
 afterAll(() => t.close());
-
-/** A process that still runs (a zombie has ended: only its parent has not read its status yet). */
-function running(pid: number): boolean {
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 const written = (f: string) => existsSync(f) && readFileSync(f, 'utf8').endsWith('\n');
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
 import { until } from '../support/until.js';
+import { running } from '../support/run-process.js';
 
 // Tools from MCP servers (issue 44) over stdio and Streamable HTTP: servers not written here
 // (server-everything, server-filesystem) and a fixture that crashes, hangs, floods and reads its environment.
@@ -37,14 +38,6 @@ afterAll(async () => {
 
 const run = (args: string[], o: InProcessOptions = {}) => runInProcess(args, { ...o, env: { ...env, ...o.env } });
 const lastBody = (path: string) => emu.requestLog.filter((e) => e.path.endsWith(path)).at(-1)!.body as Record<string, any>;
-
-function running(pid: number): boolean {
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 describe('--mcp over stdio', () => {
   it('server-everything: chat answers from its echo tool', async () => {

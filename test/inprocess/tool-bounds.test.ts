@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
 import { until } from '../support/until.js';
+import { running } from '../support/run-process.js';
 
 // Tool commands (issue 44): started without router's keys, bounded in time, a missing command said.
 let emu: Emulator;
@@ -30,14 +31,6 @@ function tools(name: string, command: string, flat = false): string {
   const path = join(dir, `${name}-${flat ? 'flat' : 'nested'}.json`);
   writeFileSync(path, JSON.stringify([flat ? { type: 'function', name, parameters: NO_ARGS, command } : { type: 'function', function: { name, parameters: NO_ARGS }, command }]));
   return path;
-}
-
-function running(pid: number): boolean {
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return false;
-  }
 }
 
 describe('tool commands', () => {

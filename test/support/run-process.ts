@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 
 /**
@@ -33,4 +34,13 @@ export function shellStatus(code: number | null, signal: NodeJS.Signals | null):
 /** `child`'s shellStatus once it has closed. */
 export function closedStatus(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.on('close', (code, signal) => resolve(shellStatus(code, signal))));
+}
+
+/** A process that still runs (a zombie has ended: only its parent has not read its status yet). */
+export function running(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return false;
+  }
 }
