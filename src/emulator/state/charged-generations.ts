@@ -71,7 +71,7 @@ export class ChargedGenerations {
     const before = this.charges.get(id);
     const c = round((before?.c ?? 0) + cost);
     this.charges.delete(id);
-    if (c > 0) this.charges.set(id, { w: workspace, c, kh: keyHash, t: at, ...servedBy(by ?? before) });
+    if (c > 0) this.charges.set(id, unrecordedCharge(workspace, c, keyHash, at, by ?? before));
     if (this.charges.size > KEEP) this.charges.delete(this.charges.keys().next().value!);
   }
 
@@ -131,15 +131,18 @@ function chargesToRecord(saved: Record<string, Unrecorded> | undefined, unsaved:
   for (const e of unsaved) {
     if (e.g === undefined) continue;
     const before = charges.get(e.g);
-    charges.set(e.g, { w: e.w, c: round((before?.c ?? 0) + (e.kc ?? e.c)), kh: e.kh ?? before?.kh, t: e.t ?? before?.t, ...servedBy(e.m !== undefined ? e : before) });
+    charges.set(e.g, unrecordedCharge(e.w, round((before?.c ?? 0) + (e.kc ?? e.c)), e.kh ?? before?.kh, e.t ?? before?.t, e.m !== undefined ? e : before));
   }
   for (const [id, charge] of charges) if (!(charge.c > 0)) charges.delete(id);
   return charges;
 }
 
-/** The model and provider a charge names, when it names them as text. */
-function servedBy(by: { m?: unknown; p?: unknown } | undefined): { m?: string; p?: string } {
-  return { ...(typeof by?.m === 'string' ? { m: by.m } : {}), ...(typeof by?.p === 'string' ? { p: by.p } : {}) };
+/** A charge kept until its record is written, naming the model and provider `by` names as text (set one by one, not spread: measured, fewer bytes promoted per request). */
+function unrecordedCharge(w: string, c: number, kh: string | undefined, t: number | undefined, by: { m?: unknown; p?: unknown } | undefined): Unrecorded {
+  const charge: Unrecorded = { w, c, kh, t };
+  if (typeof by?.m === 'string') charge.m = by.m;
+  if (typeof by?.p === 'string') charge.p = by.p;
+  return charge;
 }
 
 /** A generation's record made again at start from its charge: what it cost, when, to which key, and the model and provider its charge named; the rest unknown. */

@@ -5,7 +5,6 @@
 import { createHash } from 'node:crypto';
 import { round } from '../models/models.js';
 import { randomHex } from '../http/ids.js';
-import type { JournalMark } from './charge-journal.js';
 import type { KeyKind, KeyRecord, KeySettings, LimitReset } from './store-api.js';
 
 export const LIMIT_RESETS: readonly LimitReset[] = ['daily', 'weekly', 'monthly'];
@@ -66,13 +65,6 @@ export function countUsage(r: KeyRecord, cost: number, now: number): { k: string
   const oldest = dayOf(now - KEPT_DAYS * DAY_MS);
   for (const day of Object.keys(days)) if (day < oldest) delete days[day];
   return mark;
-}
-
-/** A charge's journal mark with the calling key's usage counted and in it (`kh`, `kc`, `t`): one line for both. */
-export function withUsage(mark: JournalMark | undefined, r: KeyRecord, cost: number, now: number): JournalMark | undefined {
-  if (cost === 0) return mark;
-  const { k, t } = countUsage(r, cost, now);
-  return { ...mark, kh: k, kc: cost, t };
 }
 
 /** What is left of the key's limit in its current period; null for a key without one. */

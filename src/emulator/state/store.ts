@@ -9,11 +9,11 @@ import { BatchStore } from './batch-store.js';
 import { GenerationFile } from './generation-file.js';
 import { CallsAndBatches, KEEP } from './generation-log.js';
 import { CreditRules } from './credits.js';
-import { ChargeJournal, type JournalMark } from './charge-journal.js';
+import { ChargeJournal } from './charge-journal.js';
 import { ChargedGenerations } from './charged-generations.js';
 import { paying, type Paying } from './paying.js';
 import { releaseDeadHolds } from './request-holds.js';
-import { applySettings, countUsage, newKey, replayKeyUsage, withUsage } from './key-usage.js';
+import { applySettings, countUsage, newKey, replayKeyUsage } from './key-usage.js';
 import { readState, type StateFile } from './state-file.js';
 import { DEFAULT_CREDITS, ESTIMATES_KEPT, OPERATOR_WORKSPACE, type GenerationMark, type KeptGeneration, type KeyKind, type KeyRecord, type KeySettings, type Store, type Workspace } from './store-api.js';
 
@@ -248,9 +248,9 @@ export class StateStore extends CreditRules implements Store {
   private journaled(id: string, cost: number, mark?: { h?: number; r?: number } & Paying, use?: { key: string; cost: number }): void {
     this.charge(id, cost);
     const record = use && this.byKey.get(use.key);
-    const line: JournalMark | undefined = use && record ? withUsage(mark, record, use.cost, this.now()) : mark;
-    this.journal.append(id, cost, line);
-    if (mark?.g !== undefined) this.generations.charged(mark.g, id, use?.cost ?? cost, line?.kh, line?.t, mark);
+    const usage = record && use.cost !== 0 ? countUsage(record, use.cost, this.now()) : undefined;
+    this.journal.append(id, cost, mark, usage?.k, use?.cost, usage?.t);
+    if (mark?.g !== undefined) this.generations.charged(mark.g, id, use?.cost ?? cost, usage?.k, usage?.t, mark);
     this.saveSoon();
   }
 
