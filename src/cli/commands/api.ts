@@ -222,11 +222,12 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
   }
 }
 
-/** A 404 for "/api/v1/…" under a root that ends in /api: the root's part was given twice. */
+/** A 404 for "/api/v1/…" under a root that ends in /api (the root's part given twice), or for "/models" (no /v1): the path to give. */
 function rootTwiceHint(status: number, path: string, root: string): string {
   const prefix = new URL(root).pathname.replace(/\/+$/, '');
-  if (status !== 404 || !prefix || !path.startsWith(`${prefix}/`)) return '';
-  return ` (the API root ${root.replace(/\/+$/, '')} ends in ${prefix} already: give the path as ${path.slice(prefix.length)})`;
+  if (status !== 404) return '';
+  if (prefix && path.startsWith(`${prefix}/`)) return ` (the API root ${root.replace(/\/+$/, '')} ends in ${prefix} already: give the path as ${path.slice(prefix.length)})`;
+  return /^\/(?!v1\/|_)[a-z]/.test(path) ? ` (the service's paths begin with /v1: give the path as /v1${path})` : '';
 }
 
 function statusAndHeaders(res: RawResponse): string {
