@@ -115,6 +115,8 @@ it('router api with the root\'s /api given again: the 404 says the path to give'
   expect((await run(['api', '/v1/nothing'])).stderr).toBe('error: GET /api/v1/nothing: 404 Not Found: No route for GET /v1/nothing\n');
   // Was: the 404 alone, for the path as the service's reference names it below /v1.
   expect((await run(['api', '/models'])).stderr).toBe('error: GET /api/models: 404 Not Found: No route for GET /models (the service\'s paths begin with /v1: give the path as /v1/models)\n');
+  // The deployed service's batches sit below /beta: a 404 there (no such batch) is not a path without /v1.
+  expect((await run(['api', '/beta/batches/batch_none'])).stderr).not.toContain('/v1');
 });
 
 it('a mistyped role name gets a guess, as other names do', async () => {

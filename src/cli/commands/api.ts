@@ -227,7 +227,8 @@ function rootTwiceHint(status: number, path: string, root: string): string {
   const prefix = new URL(root).pathname.replace(/\/+$/, '');
   if (status !== 404) return '';
   if (prefix && path.startsWith(`${prefix}/`)) return ` (the API root ${root.replace(/\/+$/, '')} ends in ${prefix} already: give the path as ${path.slice(prefix.length)})`;
-  return /^\/(?!v1\/|_)[a-z]/.test(path) ? ` (the service's paths begin with /v1: give the path as /v1${path})` : '';
+  // Below /beta, the deployed service's batches: a 404 there may be a batch it does not have.
+  return /^\/(?!v1\/|beta\/|_)[a-z]/.test(path) ? ` (the service's paths begin with /v1: give the path as /v1${path})` : '';
 }
 
 function statusAndHeaders(res: RawResponse): string {
