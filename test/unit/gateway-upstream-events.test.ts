@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamEvents, upstreamCall } from '../../src/emulator/providers/upstream-call.js';
+import { TAKEN } from '../../src/emulator/providers/upstream-events.js';
 import { ProviderFailure } from '../../src/emulator/providers/types.js';
 
 /** The hold undici's raw handler gives: what the events asked of it. */
@@ -11,6 +12,12 @@ function controller() {
   return { calls, pause: () => calls.push('pause'), resume: () => calls.push('resume'), abort: () => calls.push('abort') } as unknown as ConstructorParameters<typeof UpstreamEvents>[0] & { calls: string[] };
 }
 const done = (data: string) => data === '[DONE]';
+/** The payloads already queued, given at once (eachQueued). */
+const queued = (events: UpstreamEvents) => {
+  const out: string[] = [];
+  events.eachQueued((data) => out.push(data) < 0);
+  return out;
+};
 const frames = (...data: string[]) => Buffer.from(data.map((d) => `data: ${d}\n\n`).join(''));
 
 describe("an upstream's events as undici's raw handler hands them over", () => {
@@ -19,8 +26,8 @@ describe("an upstream's events as undici's raw handler hands them over", () => {
     const events = new UpstreamEvents(c, 'up', done);
     events.push(frames('1', '2', '3'));
     expect(await events.next()).toEqual({ value: '1', done: false });
-    expect(events.takeQueued()).toEqual(['2', '3']);
-    expect(events.takeQueued()).toEqual([]);
+    expect(queued(events)).toEqual(['2', '3']);
+    expect(queued(events)).toEqual([]);
     events.push(frames('[DONE]'));
     events.end();
     expect(await events.next()).toEqual({ value: '[DONE]', done: false });
@@ -46,7 +53,7 @@ describe("an upstream's events as undici's raw handler hands them over", () => {
     events.push(Buffer.from('data: 1'));
     events.push(Buffer.from('\n\ndata: 2\n\n'));
     expect(await first).toEqual({ value: '1', done: false });
-    expect(events.takeQueued()).toEqual(['2']);
+    expect(queued(events)).toEqual(['2']);
     const last = events.next();
     events.push(frames('[DONE]'));
     expect(await last).toEqual({ value: '[DONE]', done: false });
@@ -60,12 +67,47 @@ describe("an upstream's events as undici's raw handler hands them over", () => {
     await expect(waiting).rejects.toMatchObject({ reason: 'broken' });
   });
 
+  it('keeps events in the bytes they came in, and asks its reader to take each from them in its turn, else decodes it', async () => {
+    const events = new UpstreamEvents(controller(), 'up', done);
+    const taken: string[] = [];
+    let takes = true;
+    events.takeBytes = (piece, start, end) => {
+      const data = piece.toString('utf8', start, end);
+      return takes && data.startsWith('{') && taken.push(data) > 0;
+    };
+    // The first read is decoded whole (a BOM to drop).
+    events.push(Buffer.from(': open\n\n'));
+    events.push(frames('{"a":1}', 'text', '{"b":2}'));
+    events.push(frames('{"c":3}'));
+    // Nothing taken before it is read: then in its turn, among those decoded.
+    expect(taken).toEqual([]);
+    expect(await events.next()).toEqual({ value: TAKEN, done: false });
+    expect(taken).toEqual(['{"a":1}']);
+    const seen: string[] = [];
+    expect(events.eachQueued((data) => seen.push(`${data === TAKEN ? 'taken' : data} after ${taken.length}`) < 0)).toBe(false);
+    expect(seen).toEqual(['text after 1', 'taken after 2', 'taken after 3']);
+    // One it does not take when read: decoded for it instead; the end found among those still in their bytes.
+    events.push(frames('{"d":4}', '[DONE]'));
+    takes = false;
+    events.end();
+    expect(await events.next()).toEqual({ value: '{"d":4}', done: false });
+    expect(await events.next()).toEqual({ value: '[DONE]', done: false });
+    expect(await events.next()).toEqual({ value: undefined, done: true });
+    // A reader that says the stream is over: those after it dropped.
+    const over = new UpstreamEvents(controller(), 'up', done);
+    over.push(frames('1', '2', '3', '[DONE]'));
+    over.end();
+    expect(await over.next()).toEqual({ value: '1', done: false });
+    expect(over.eachQueued((data) => data === '2')).toBe(true);
+    expect(queued(over)).toEqual([]);
+  });
+
   it('pauses the upstream while 64 events wait unread, and resumes it once they are taken', () => {
     const c = controller();
     const events = new UpstreamEvents(c, 'up', done);
     events.push(frames(...Array.from({ length: 64 }, (_, i) => String(i))));
     expect(c.calls).toEqual(['pause']);
-    expect(events.takeQueued()).toHaveLength(64);
+    expect(queued(events)).toHaveLength(64);
     expect(c.calls).toEqual(['pause', 'resume']);
   });
 

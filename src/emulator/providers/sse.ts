@@ -9,6 +9,12 @@ function dataOf(event: string): string | undefined {
   return data.length ? data.join('\n') : undefined;
 }
 
+/** Offered an event's payload as bytes (`piece[start..end)`), the read it came in: true when it took it. */
+export type EventBytes = (piece: Buffer, start: number, end: number) => boolean;
+
+/** Whether `piece` has `data: ` at `at`. */
+const isData = (piece: Buffer, at: number) => piece[at] === 100 && piece[at + 1] === 97 && piece[at + 2] === 116 && piece[at + 3] === 97 && piece[at + 4] === 58 && piece[at + 5] === 32;
+
 /**
  * Splits an event stream into its `data:` payloads as pieces of it arrive, synchronously (comments and
  * other fields are dropped). A character split between two pieces is decoded whole, once its last
@@ -27,8 +33,14 @@ export class SseSplitter {
 
   constructor(private readonly maxEvent = Infinity) {}
 
-  /** Adds a piece; `each` is called with every payload it completes, in order. */
-  push(piece: Buffer | string, each: (data: string) => void): void {
+  /**
+   * Adds a piece; `each` is called with every payload it completes, in order. `bytes`, when given, is
+   * offered first each one-line `data: …` event a piece holds whole, as its payload's bytes
+   * (`piece[start..end)`): one it takes (true) is not decoded here, nor given to `each`.
+   */
+  push(piece: Buffer | string, each: (data: string) => void, bytes?: EventBytes): void {
+    // Whole characters from the piece's first byte, no event under way, no \r to undo: events found in the bytes.
+    if (bytes && typeof piece !== 'string' && !this.size && !this.carry && !this.pending && piece.indexOf(13 /* \r */) < 0) return this.pushBytes(piece, each, bytes);
     let text = typeof piece === 'string' ? piece : this.decode(piece);
     if (this.carry) {
       text = `\r${text}`;
@@ -63,6 +75,30 @@ export class SseSplitter {
       if (data !== undefined) each(data);
     }
     if (start < text.length) this.keep(start ? text.slice(start) : text);
+  }
+
+  /**
+   * push() of a piece that starts at an event's start in whole characters: its events found as bytes (an
+   * event ends at a blank line, an ASCII byte: the bytes before it are whole characters), each offered
+   * to `bytes` and decoded only when it is not taken; what is left, the start of an event, decoded as before.
+   */
+  private pushBytes(piece: Buffer, each: (data: string) => void, bytes: EventBytes): void {
+    let start = 0;
+    for (;;) {
+      let end = piece.indexOf(10 /* \n */, start);
+      // One `data: …` line (most events), or an event's end further on.
+      const oneLine = end >= 0 && piece[end + 1] === 10;
+      while (end >= 0 && piece[end + 1] !== 10) end = piece.indexOf(10, end + 1);
+      if (end < 0) break;
+      if (oneLine && isData(piece, start)) {
+        if (!bytes(piece, start + 6, end)) each(piece.toString('utf8', start + 6, end));
+      } else {
+        const data = dataOf(piece.toString('utf8', start, end));
+        if (data !== undefined) each(data);
+      }
+      start = end + 2;
+    }
+    if (start < piece.length) this.keep(this.decode(start ? piece.subarray(start) : piece));
   }
 
   /**

@@ -48,7 +48,8 @@ export type UpstreamReply =
 
 /** A stream's events that can hand over, without waiting, those already arrived after the one next() gave. */
 export interface QueuedEvents {
-  takeQueued(): readonly string[];
+  /** Gives the payloads already here to `relayed` in order; true when it said the stream is over (the rest dropped). */
+  eachQueued(relayed: (data: string) => boolean): boolean;
   /** What `data` parsed to when the stream judged it (first_event_timeout_ms), given once (it may be changed then); undefined when it was not. */
   takeParsed?(data: string): unknown;
 }

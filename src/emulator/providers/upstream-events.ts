@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { SseSplitter } from './sse.js';
+import { SseSplitter, type EventBytes } from './sse.js';
 import { ProviderFailure } from './types.js';
 import { carriesAnswer } from './first-answer.js';
 
@@ -17,8 +17,8 @@ export function failureOf(err: unknown, name: string, started: boolean): Provide
 
 /** Events that may wait unread before the upstream's socket is paused. */
 const HIGH_WATER = 64;
-/** takeQueued() when nothing is queued: one empty list, never changed. */
-const NONE: readonly string[] = Object.freeze([]);
+/** What the reader is given for an event its `takeBytes` took: no payload can be it (a stream's \r is a line end). */
+export const TAKEN = '\r';
 
 /**
  * An upstream's event stream as undici's raw handler hands it over: split into payloads as bytes
@@ -31,9 +31,12 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   /**
    * The payloads not yet read: `queue[head]` to `queue[tail - 1]`. The array is kept, its slots emptied as
    * they are read: one made anew each time it emptied (one per event, as a stream's reader keeps up)
-   * was ~185 bytes an event on the young generation.
+   * was ~185 bytes an event on the young generation. A one-line event whole in one network read is kept
+   * as that read, its payload `from` to `to` there: decoded when it is read, unless `takeBytes` takes it.
    */
-  private queue: (string | undefined)[] = [];
+  private queue: (string | Buffer | undefined)[] = [];
+  private readonly from: number[] = [];
+  private readonly to: number[] = [];
   private head = 0;
   private tail = 0;
   private ended = false;
@@ -53,17 +56,51 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   private parsedData: string | undefined;
   private parsedEvent: unknown;
   private readonly add = (data: string) => {
-    if (this.tail < this.queue.length) this.queue[this.tail] = data;
-    else this.queue.push(data);
-    this.tail++;
-    if (!this.sawEnd && this.ends(data)) this.sawEnd = true;
+    this.enqueue(data, 0, 0);
+    this.sawEnd ||= this.ends(data);
     // Parsed only until the first answer: first_event_timeout_ms's timer is let go once, then unset.
-    if (!this.answered && (this.firstEvent || this.idleMs !== undefined) && this.carriesAnswer(data)) {
+    this.heard(this.judging && this.carriesAnswer(data));
+  };
+
+  /**
+   * Set by the reader: asked, as it reads an event still in its bytes, to take it from them (true: it
+   * did, and is given TAKEN); else the event is decoded for it. It must take no stream's end.
+   */
+  takeBytes: EventBytes | undefined;
+  /** An event in its bytes, queued as they are, unless it must be judged now (an event before the first answer). */
+  private readonly keepBytes: EventBytes = (piece, start, end) => {
+    if (this.judging) return false;
+    this.enqueue(piece, start, end);
+    this.heard(false);
+    return true;
+  };
+
+  private enqueue(item: string | Buffer, from: number, to: number): void {
+    if (this.tail < this.queue.length) {
+      this.queue[this.tail] = item;
+      this.from[this.tail] = from;
+      this.to[this.tail] = to;
+    } else {
+      this.queue.push(item);
+      this.from.push(from);
+      this.to.push(to);
+    }
+    this.tail++;
+  }
+
+  /** Whether an event is still judged: no answer came yet, and a timer waits for one. */
+  private get judging(): boolean {
+    return !this.answered && (this.firstEvent !== undefined || this.idleMs !== undefined);
+  }
+
+  /** An event came (`answers`: with some of an answer): the first-event and idle timers told. */
+  private heard(answers: boolean): void {
+    if (answers && !this.answered) {
       this.answered = true;
       if (this.firstEvent) this.firstEvent = void this.firstEvent();
     }
     if (this.answered && this.idleMs !== undefined) this.stamp(this.idleMs);
-  };
+  }
 
   constructor(
     private readonly controller: Controller,
@@ -104,7 +141,7 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   push(chunk: Buffer): void {
     if (this.ended) return;
     try {
-      this.splitter.push(chunk, this.add);
+      this.splitter.push(chunk, this.add, this.keepBytes);
     } catch (err) {
       // An event without end: the events before it are still read, then the break; the upstream is let go.
       this.fail(err);
@@ -145,7 +182,7 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   end(): void {
     clearTimeout(this.idleTimer);
     if (this.ended) return;
-    if (!this.sawEnd) this.failure = new ProviderFailure('broken', `${this.name}: the stream ended before its end (no [DONE] or final event)`);
+    if (!this.sawEnd && !this.endQueued()) this.failure = new ProviderFailure('broken', `${this.name}: the stream ended before its end (no [DONE] or final event)`);
     this.ended = true;
     this.wakeUp();
   }
@@ -166,20 +203,25 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
     return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
   }
 
-  /** The payloads already here, taken at once (empty when none). */
-  takeQueued(): readonly string[] {
-    if (this.head >= this.tail) return NONE;
-    const out = this.queue.slice(this.head, this.tail) as string[];
-    this.queue.fill(undefined, this.head, this.tail);
-    this.head = this.tail = 0;
-    this.resumeIfPaused();
-    return out;
+  /**
+   * Gives the payloads already here to `relayed`, in order, without waiting; true when it says the stream is
+   * over (those after it are dropped).
+   */
+  eachQueued(relayed: (data: string) => boolean): boolean {
+    while (this.head < this.tail) {
+      if (!relayed(this.shift())) continue;
+      this.queue.fill(undefined, this.head, this.tail);
+      this.head = this.tail = 0;
+      this.resumeIfPaused();
+      return true;
+    }
+    return false;
   }
 
   /** A reader that stops early lets the upstream go, unless its end already came (the connection is kept). */
   return(): Promise<IteratorResult<string>> {
     clearTimeout(this.idleTimer);
-    if (!this.ended && !this.sawEnd) this.controller.abort(new Error('the reader stopped'));
+    if (!this.ended && !this.sawEnd && !this.endQueued()) this.controller.abort(new Error('the reader stopped'));
     this.ended = true;
     this.queue = [];
     this.head = this.tail = 0;
@@ -187,11 +229,28 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   }
 
   private shift(): string {
-    const value = this.queue[this.head]!;
+    const at = this.head;
+    const value = this.queue[at]!;
     this.queue[this.head++] = undefined;
     if (this.head === this.tail) this.head = this.tail = 0;
     this.resumeIfPaused();
-    return value;
+    if (typeof value === 'string') return value;
+    if (this.takeBytes?.(value, this.from[at]!, this.to[at]!)) return TAKEN;
+    const data = value.toString('utf8', this.from[at], this.to[at]);
+    this.sawEnd ||= this.ends(data);
+    return data;
+  }
+
+  /** Whether the stream's end is among the events queued in their bytes (each looked at decoded, once; the last first, where it is). */
+  private endQueued(): boolean {
+    for (let at = this.tail - 1; at >= this.head; at--) {
+      const value = this.queue[at];
+      if (typeof value === 'string') continue;
+      const data = value!.toString('utf8', this.from[at], this.to[at]);
+      this.queue[at] = data;
+      if (this.ends(data)) return (this.sawEnd = true);
+    }
+    return false;
   }
 
   private resumeIfPaused(): void {

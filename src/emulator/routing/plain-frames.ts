@@ -94,6 +94,9 @@ export class PlainFrames {
   private tail = '';
   private headTo = '';
   private tailTo = '';
+  /** The pattern's two ends as UTF-8, for a chunk still in the bytes it came in (frameBytesTo). */
+  private headBytes: Buffer | undefined;
+  private tailBytes: Buffer | undefined;
 
   private readonly relabel: (data: string) => string | undefined;
 
@@ -137,6 +140,31 @@ export class PlainFrames {
     return true;
   }
 
+  /**
+   * frameTo() of a chunk still in the bytes of its network read (`piece[start..end)`), when it is the
+   * pattern but for its content string: compared as bytes, only that string decoded (to the same text
+   * frameTo wrote from the chunk decoded whole). False when it is not: it is then decoded and given to frameTo.
+   */
+  frameBytesTo(piece: Buffer, start: number, end: number, add: (text: string) => void): boolean {
+    const quote = this.contentEnd(piece, start, end);
+    if (quote < 0) return false;
+    const raw = piece.toString('utf8', start + this.headBytes!.length, quote);
+    this.content = stringText(raw, 0, -1);
+    add(this.headTo);
+    add(raw);
+    add(this.tailTo);
+    return true;
+  }
+
+  /** Where the content string of a chunk that is the pattern but for it ends (its quote); -1 when it is not. */
+  private contentEnd(piece: Buffer, start: number, end: number): number {
+    const head = this.headBytes;
+    const tail = this.tailBytes!;
+    if (!head || end - start < head.length + tail.length || !same(piece, start, head)) return -1;
+    const quote = bytesStringEnd(piece, start + head.length, end);
+    return quote >= 0 && end - quote === tail.length && same(piece, quote, tail) ? quote : -1;
+  }
+
   /** Keeps a plain chunk as the pattern: relabelling left its content string as it was (no member is in a string). */
   private learn(data: string, plain: string): void {
     const at = data.indexOf(CONTENT);
@@ -145,6 +173,7 @@ export class PlainFrames {
     const end = at < 0 || to < 0 ? -1 : stringEnd(data, start);
     if (end < 0 || plain.slice(to + CONTENT.length, to + CONTENT.length + end - start) !== data.slice(start, end)) {
       this.head = '';
+      this.headBytes = undefined;
       return;
     }
     // Copies (a slice of a string made from another is flat and its own), not slices of `data`: those
@@ -153,5 +182,23 @@ export class PlainFrames {
     this.tail = ` ${data.slice(end)}`.slice(1);
     this.headTo = `data: ${plain.slice(0, to + CONTENT.length)}`;
     this.tailTo = `${plain.slice(to + CONTENT.length + end - start)}\n\n`;
+    this.headBytes = Buffer.from(this.head);
+    this.tailBytes = Buffer.from(this.tail);
   }
+}
+
+/** Whether `piece` holds `bytes` at `at`. */
+function same(piece: Buffer, at: number, bytes: Buffer): boolean {
+  for (let i = 0; i < bytes.length; i++) if (piece[at + i] !== bytes[i]) return false;
+  return true;
+}
+
+/** stringEnd() in UTF-8 bytes, before `end`: a character's bytes past the first are never a quote or a backslash. */
+function bytesStringEnd(piece: Buffer, from: number, end: number): number {
+  for (let i = from; i < end; i++) {
+    const c = piece[i];
+    if (c === 92 /* \ */) i++;
+    else if (c === 34 /* " */) return i;
+  }
+  return -1;
 }

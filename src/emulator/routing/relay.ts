@@ -9,6 +9,7 @@ import type { GatewayCharge } from './gateway-credits.js';
 import { chunkTokens, hangUpCost, RelayedTokens } from './hang-up.js';
 import { Outgoing } from './outgoing.js';
 import { answers } from '../providers/first-answer.js';
+import { TAKEN, UpstreamEvents } from '../providers/upstream-events.js';
 import { PlainFrames } from './plain-frames.js';
 import { serviceReasoning } from './answer-shape.js';
 import { genId } from '../resources/chat.js';
@@ -101,7 +102,7 @@ export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: 
  * is not a JSON object (its parse or use threw).
  */
 export async function pump(res: Ctx['res'], closed: () => boolean, it: AsyncIterator<string>, c: Candidate, take: () => Buffer | undefined, relayed: (data: string) => boolean): Promise<string | undefined> {
-  const queued = (it as Partial<QueuedEvents>).takeQueued?.bind(it);
+  const queued = (it as Partial<QueuedEvents>).eachQueued?.bind(it);
   try {
     for (;;) {
       const out = take();
@@ -109,9 +110,7 @@ export async function pump(res: Ctx['res'], closed: () => boolean, it: AsyncIter
       if (out && !res.write(out) && !res.destroyed) await drainOrClose(res);
       const next = await it.next();
       if (closed() || next.done) return undefined;
-      let over = relayed(next.value);
-      if (!over && queued) for (const data of queued()) if ((over = relayed(data))) break;
-      if (over) return undefined;
+      if (relayed(next.value) || queued?.(relayed)) return undefined;
     }
   } catch (err) {
     return err instanceof ProviderFailure ? err.message : `${c.slug}: a stream event that is not a JSON object`;
@@ -205,12 +204,18 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   const upstreamId = held[0]!.id;
   for (const chunk of held) frame(chunk);
   let broken: string | undefined;
+  /** A plain chunk was framed (PlainFrames): its content's tokens and text counted. */
+  const framedPlain = (): true => {
+    tokens.add(plainFrames!.content);
+    text.addContent(plainFrames!.content);
+    return true;
+  };
   /** Adds one upstream event to `out`; true when the stream is over (its [DONE], an error). */
   const relayed = (data: string): boolean => {
+    if (data === TAKEN) return false;
     if (data === '[DONE]') return true;
     if (plainFrames!.frameTo(data, out.add)) {
-      tokens.add(plainFrames!.content);
-      text.addContent(plainFrames!.content);
+      framedPlain();
       return false;
     }
     const chunk = eventObject(data, c);
@@ -221,7 +226,11 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     frame(chunk);
     return false;
   };
+  // Plain chunks framed from the bytes they came in, not decoded to text first (the rest as above).
+  const events = it instanceof UpstreamEvents ? it : undefined;
+  if (events) events.takeBytes = (piece, start, end) => plainFrames!.frameBytesTo(piece, start, end, out.add) && framedPlain();
   if (!upstreamDone) broken = (await pump(res, closed, it, c, out.take, relayed)) ?? broken;
+  if (events) events.takeBytes = undefined;
   if (closed()) return { ...cutByCaller(opts.charge, id, tokens, opts.promptTokens, usage, finish), upstreamId, text, tier };
   ended = true;
   if (broken !== undefined) {
