@@ -1,0 +1,53 @@
+import { expect, it } from 'vitest';
+import {
+  APIError,
+  AuthenticationError,
+  BadRequestError,
+  InternalServerError,
+  NotFoundError,
+  PaymentRequiredError,
+  PermissionDeniedError,
+  RateLimitError,
+  RouterClient,
+} from '../../src/client/index.js';
+import type { Emulator } from '../../src/emulator/server.js';
+import { emulatorPerFile } from '../support/inprocess-env.js';
+
+// Issue 46, round 19: a programmer using router-cli as a library, from the packed tarball.
+let emu: Emulator;
+
+emulatorPerFile('router-newcomer-19-', (f) => ({ emu } = f));
+
+const hi = { model: 'local/echo', messages: [{ role: 'user' as const, content: 'hi' }] };
+
+async function failureOf(fault: string): Promise<unknown> {
+  const faulted = new RouterClient({ apiKey: emu.store.firstKeys().apiKey, apiRoot: emu.apiRoot, maxRetries: 0, headers: { 'x-router-fault': fault } });
+  try {
+    return await faulted.chat.create(hi).then(() => undefined, (err: unknown) => err);
+  } finally {
+    await faulted.close();
+  }
+}
+
+it('an error answer is the APIError of its status: a program catches 401, 402 and 429 by instanceof', async () => {
+  // Was a plain APIError for every status: a program coming from openai-node found no class to catch.
+  const stranger = new RouterClient({ apiKey: 'sk-not-a-key', apiRoot: emu.apiRoot });
+  const refused = await stranger.key.get().catch((err: unknown) => err);
+  await stranger.close();
+  expect(refused).toBeInstanceOf(AuthenticationError);
+  expect(refused).toMatchObject({ name: 'AuthenticationError', status: 401 });
+
+  const classes = { 400: BadRequestError, 402: PaymentRequiredError, 403: PermissionDeniedError, 404: NotFoundError, 429: RateLimitError, 500: InternalServerError, 503: InternalServerError };
+  for (const [status, Class] of Object.entries(classes)) {
+    const err = await failureOf(status);
+    expect(err, status).toBeInstanceOf(Class);
+    expect(err).toBeInstanceOf(APIError);
+    expect(err).toMatchObject({ status: Number(status), name: Class.name });
+  }
+  const rated = await failureOf('429,retry_after=3');
+  expect(rated).toMatchObject({ name: 'RateLimitError', retryAfterMs: 3000, errorType: 'rate_limit_exceeded' });
+  // A status without a class of its own stays an APIError, and no class takes another's.
+  const other = await failureOf('409');
+  expect(other).toMatchObject({ name: 'APIError', status: 409 });
+  for (const Class of new Set(Object.values(classes))) expect(other).not.toBeInstanceOf(Class);
+});
