@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { expect, it } from 'vitest';
 import {
   APIError,
@@ -11,9 +14,13 @@ import {
   RouterClient,
 } from '../../src/client/index.js';
 import type { Emulator } from '../../src/emulator/server.js';
+import { ToolSet, toolEnv } from '../../src/kit/index.js';
 import { emulatorPerFile } from '../support/inprocess-env.js';
+import { running } from '../support/run-process.js';
+import { until } from '../support/until.js';
 
 // Issue 46, round 19: a programmer using router-cli as a library, from the packed tarball.
+const FIXTURE = resolve(import.meta.dirname, '..', 'support', 'mcp-fixture-server.mjs');
 let emu: Emulator;
 
 emulatorPerFile('router-newcomer-19-', (f) => ({ emu } = f));
@@ -50,4 +57,22 @@ it('an error answer is the APIError of its status: a program catches 401, 402 an
   const other = await failureOf('409');
   expect(other).toMatchObject({ name: 'APIError', status: 409 });
   for (const Class of new Set(Object.values(classes))) expect(other).not.toBeInstanceOf(Class);
+});
+
+it('ToolSet.open aborted while a server starts ends the server at once, as a tool command is ended', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'router-newcomer-19-open-'));
+  const pidFile = join(dir, 'silent.pid');
+  const stop = new AbortController();
+  try {
+    const opening = ToolSet.open({ mcp: [[process.execPath, FIXTURE, 'silent', pidFile].map((a) => `'${a}'`).join(' ')], env: toolEnv(process.env), signal: stop.signal });
+    expect(await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n'))).toBe(true);
+    stop.abort(new Error('the user gave up'));
+    await expect(opening).rejects.toThrow('the user gave up');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    expect(await until(() => !running(pid))).toBe(true);
+    // Was eof, then term 2 s later: the abort waited for a server that never takes the end of its stdin.
+    expect(readFileSync(`${pidFile}.heard`, 'utf8').split('\n')[0]).toBe('term');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
