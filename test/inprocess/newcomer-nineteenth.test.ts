@@ -14,7 +14,7 @@ import {
   RouterClient,
 } from '../../src/client/index.js';
 import type { Emulator } from '../../src/emulator/server.js';
-import { ToolSet, toolEnv } from '../../src/kit/index.js';
+import { chatModel, commandTool, ToolSet, toolEnv } from '../../src/kit/index.js';
 import { emulatorPerFile } from '../support/inprocess-env.js';
 import { running } from '../support/run-process.js';
 import { until } from '../support/until.js';
@@ -74,5 +74,27 @@ it('ToolSet.open aborted while a server starts ends the server at once, as a too
     expect(readFileSync(`${pidFile}.heard`, 'utf8').split('\n')[0]).toBe('term');
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+it("two clients in one program: a tool a prompt of one runs never gets the other's key, nor does a server toolEnv() starts", async () => {
+  const mine = emu.store.firstKeys().apiKey;
+  const theirs = 'sk-rt-v1-the-other-clients-key-0123456789';
+  const a = new RouterClient({ apiKey: mine, apiRoot: emu.apiRoot });
+  const b = new RouterClient({ apiKey: theirs, apiRoot: 'http://127.0.0.1:9/api' });
+  // As a program that read each key from a variable of its own, and made its tool before either client.
+  const env = { PATH: process.env.PATH!, MY_A: mine, MY_B: theirs };
+  const dump = commandTool({ name: 'envdump', parameters: { type: 'object', properties: {} } }, ['sh', '-c', 'env | sort'], env);
+  try {
+    const r = await chatModel(a, 'local/tools').prompt('please envdump', { tools: [dump] });
+    expect(r.toolCalls.map((c) => c.outcome.status)).toEqual(['ok']);
+    // Was MY_B=sk-rt-v1-the-other-…: the tool, and so the model, got the other client's key.
+    expect(r.toolCalls[0]!.outcome.text).not.toContain(theirs);
+    expect(r.toolCalls[0]!.outcome.text).not.toContain(mine);
+    expect(r.toolCalls[0]!.outcome.text).toContain('PATH=');
+    // What an MCP server starts with: toolEnv() leaves out the keys of this process's clients too.
+    expect(toolEnv(env)).toEqual({ PATH: process.env.PATH });
+  } finally {
+    await Promise.all([a.close(), b.close()]);
   }
 });
