@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { closeIdle, createAgent, send, type ProxyOptions } from './transport.js';
-import { afterReason, APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError, TlsError, ValidationError, type RouterError } from './errors.js';
+import { afterReason, APIError, apiErrorOf, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError, TlsError, ValidationError, type RouterError } from './errors.js';
 import { toConnectionError } from './connection-errors.js';
 import { sleep } from '../internal/sleep.js';
 import { KEEP_ALIVE } from '../internal/keep-alive.js';
@@ -292,7 +292,7 @@ export class HttpCore {
     const page = res.status !== 404 && parsed === undefined && /^\s*</.test(text);
     const message =
       res.status === 404 || page ? `${page ? 'a web page, ' : ''}not an API answer${said && parsed !== undefined ? ` (${said})` : ''}: is ${withoutUserinfo(this.apiRoot)} the API root (the URL before /v1)?` : said || `HTTP ${res.status}`;
-    return new APIError(res.status, message, { requestId: res.requestId, retryAfterMs, body: parsed, request });
+    return apiErrorOf(res.status, message, { requestId: res.requestId, retryAfterMs, body: parsed, request });
   }
 }
 

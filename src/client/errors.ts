@@ -51,13 +51,66 @@ export class APIError extends RouterError {
   static fromBody(status: number, body: unknown, requestId?: string, retryAfterMs?: number, request?: RequestName): APIError {
     // The 402 of Get a batch is the batch itself: its `error` is the batch's own, not the answer's.
     if (status === 402 && (body as { object?: unknown } | null)?.object === 'batch') {
-      return new APIError(status, 'the finalized cost of the batch exceeds the available balance', { code: status, errorType: 'payment_required', requestId, body, request });
+      return apiErrorOf(status, 'the finalized cost of the batch exceeds the available balance', { code: status, errorType: 'payment_required', requestId, body, request });
     }
     const env = (body && typeof body === 'object' ? (body as { error?: ErrorEnvelope }).error : undefined) ?? {};
     const message = typeof env.message === 'string' && env.message ? env.message : `HTTP ${status}`;
     const errorType = env.error_type ?? env.metadata?.error_type ?? (typeof env.code === 'string' ? env.code : undefined);
-    return new APIError(status, message, { code: env.code, errorType, requestId, retryAfterMs, body, request });
+    return apiErrorOf(status, message, { code: env.code, errorType, requestId, retryAfterMs, body, request });
   }
+}
+
+/** What an `APIError` is made of besides its status and message. */
+export type APIErrorOptions = ConstructorParameters<typeof APIError>[2];
+
+/** 400: the request was malformed or its parameters invalid. */
+export class BadRequestError extends APIError {
+  override name = 'BadRequestError';
+}
+
+/** 401: the key is missing, unknown, disabled or expired. */
+export class AuthenticationError extends APIError {
+  override name = 'AuthenticationError';
+}
+
+/** 402: the credits (or the key's limit) do not cover the request. */
+export class PaymentRequiredError extends APIError {
+  override name = 'PaymentRequiredError';
+}
+
+/** 403: the key may not do this (a management key's operation, a moderated input). */
+export class PermissionDeniedError extends APIError {
+  override name = 'PermissionDeniedError';
+}
+
+/** 404: no such model, batch, generation or key, or an API root that is not one. */
+export class NotFoundError extends APIError {
+  override name = 'NotFoundError';
+}
+
+/** 429: too many requests; `retryAfterMs` says when to try again, where the service said. */
+export class RateLimitError extends APIError {
+  override name = 'RateLimitError';
+}
+
+/** 500 and above: the service or a provider behind it failed (502, 503, 524, 529, ...). */
+export class InternalServerError extends APIError {
+  override name = 'InternalServerError';
+}
+
+const BY_STATUS: Record<number, typeof APIError> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  402: PaymentRequiredError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  429: RateLimitError,
+};
+
+/** An error answer as the `APIError` of its status's class (a plain `APIError` for a status without one). */
+export function apiErrorOf(status: number, message: string, opts: APIErrorOptions = {}): APIError {
+  const Class = BY_STATUS[status] ?? (status >= 500 && status <= 599 ? InternalServerError : APIError);
+  return new Class(status, message, opts);
 }
 
 /** The method and URL of a request an error answers. */

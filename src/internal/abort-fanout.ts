@@ -73,7 +73,8 @@ export function childSignal(parent: AbortSignal, timeoutMs?: number): { signal: 
           timedOut = true;
           own.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
         }, timeoutMs);
-  timer?.unref?.();
+  // Not unref'd: a function tool awaiting nothing that holds the event loop open would otherwise end the
+  // program (exit 13, an unsettled await) instead of being bounded; done() clears it when the call ends.
   return {
     signal: own.signal,
     timedOut: () => timedOut,

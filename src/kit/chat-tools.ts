@@ -6,7 +6,7 @@
  * rounds than `maxRounds` is a `ToolCallsError` (`max_rounds`) with the calls not run.
  */
 import type { RouterClient } from '../client/index.js';
-import { credentialsOf } from '../client/credentials.js';
+import { credentialsInUse } from '../client/credentials.js';
 import type { ChatCompletion, ChatCompletionRequest, ChatMessage } from '../client/types.js';
 import type { Tool } from './tool.js';
 import type { ToolSet } from './toolset.js';
@@ -71,7 +71,7 @@ export async function chatWithTools(client: RouterClient, request: ChatCompletio
     if (round > maxRounds) throw new ToolCallsError('max_rounds', calls, `${counted(maxRounds, 'round')} of tool calls reached`);
     const outcomes: CallOutcome[] = [];
     for (const call of calls) {
-      const outcome = await runToolCall(tools, call, { signal, timeoutMs: opts.timeoutMs, timeoutName: 'timeoutMs', budget: results, approve: opts.approve, secrets: credentialsOf(client.core) });
+      const outcome = await runToolCall(tools, call, { signal, timeoutMs: opts.timeoutMs, timeoutName: 'timeoutMs', budget: results, approve: opts.approve, secrets: credentialsInUse() });
       opts.on?.call?.(call, outcome);
       outcomes.push(outcome);
     }

@@ -19,6 +19,8 @@ export interface StdioServer {
   env: Record<string, string>;
   /** What the server writes on stderr, as it comes. */
   onStderr?: (chunk: Buffer) => void;
+  /** The caller's: once it is aborted, closing ends the group at once. */
+  signal?: AbortSignal;
 }
 
 export class GroupStdioTransport implements Transport {
@@ -97,14 +99,19 @@ export class GroupStdioTransport implements Transport {
     return new Promise((resolve) => (stdin.write(`${JSON.stringify(message)}\n`) ? resolve() : stdin.once('drain', resolve)));
   }
 
-  /** Closes the server's stdin, then ends its group: SIGTERM 2 s later if its first process still runs, SIGKILL 2 s after that. */
+  /**
+   * Closes the server's stdin, then ends its group: SIGTERM 2 s later if its first process still runs, SIGKILL 2 s after
+   * that. Once the caller's signal is aborted, SIGTERM at once (as a tool command's on abort): the caller gave up.
+   */
   async close(): Promise<void> {
     const child = this.child;
     if (!child) return;
-    child.stdin?.end();
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.exited, new Promise((resolve) => (timer = setTimeout(resolve, 2000)))]);
-    clearTimeout(timer);
+    if (!this.server.signal?.aborted) {
+      child.stdin?.end();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.exited, new Promise((resolve) => (timer = setTimeout(resolve, 2000)))]);
+      clearTimeout(timer);
+    }
     // What the server started may outlive it and hold its pipes open: ended too.
     await endGroup(child.pid);
     [child.stdout, child.stderr].forEach((s) => s?.destroy());

@@ -131,7 +131,7 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
     const argv = splitCommandLine(spec);
     if (!argv.length) throw new ToolSourceError('--mcp: the server command is empty', 'invalid');
     // What the server said last on stderr explains a failed start.
-    transport = stdio = new GroupStdioTransport({ command: argv[0]!, args: argv.slice(1), env: opts.env, onStderr: (b) => (stderr = (stderr + b.toString('utf8')).slice(-2000)) });
+    transport = stdio = new GroupStdioTransport({ command: argv[0]!, args: argv.slice(1), env: opts.env, signal: opts.signal, onStderr: (b) => (stderr = (stderr + b.toString('utf8')).slice(-2000)) });
   }
   let ended = false;
   client.onclose = () => (ended = true);

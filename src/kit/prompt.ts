@@ -4,7 +4,7 @@
  */
 import type { RouterClient } from '../client/index.js';
 import { readCompletion } from '../client/answer-reading.js';
-import { credentialsOf } from '../client/credentials.js';
+import { credentialsInUse } from '../client/credentials.js';
 import { MessageAssembler, messageOf } from '../client/message-assembler.js';
 import { deltaText } from '../client/resources/chat.js';
 import type { ChatCompletion, ChatCompletionRequest, ChatMessage, ChatUsage } from '../client/types.js';
@@ -150,7 +150,7 @@ async function ask(client: RouterClient, model: string, sent: ChatMessage[], pro
     }
     const outcomes: CallOutcome[] = [];
     for (const call of calls) {
-      const outcome = await runToolCall(set!.tools, call, { signal, timeoutMs: opts.toolTimeoutMs ?? 300_000, timeoutName: 'toolTimeoutMs', budget, approve: opts.approve, secrets: credentialsOf(client.core) });
+      const outcome = await runToolCall(set!.tools, call, { signal, timeoutMs: opts.toolTimeoutMs ?? 300_000, timeoutName: 'toolTimeoutMs', budget, approve: opts.approve, secrets: credentialsInUse() });
       toolCalls.push({ call, outcome });
       opts.onToolCall?.(call, outcome);
       outcomes.push(outcome);

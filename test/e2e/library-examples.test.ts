@@ -27,7 +27,7 @@ afterAll(() => t?.close());
 
 function runProgram(file: string, lang: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const command = lang === 'ts' ? [join(ROOT, 'node_modules', '.bin', 'tsx'), file] : [process.execPath, file];
-  const env = { ...process.env, ...t.env, PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}` };
+  const env = { ...process.env, ...t.env, ROUTER_MANAGEMENT_KEY: t.managementKey, PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}` };
   return new Promise((done) => {
     const child = spawn(command[0]!, command.slice(1), { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: waitBound() });
     let stdout = '';

@@ -79,3 +79,32 @@ it('a program using the library keeps its flags, listeners, globals and output, 
     rmSync(file, { force: true });
   }
 });
+
+it('a function tool that never settles is bounded by toolTimeoutMs: the program goes on and ends by itself', async () => {
+  // Was: the bound's timer did not hold the event loop open, so a program awaiting such a prompt (a function awaiting
+  // nothing that holds it either) ended at once, exit 13 ("unsettled top-level await"), the prompt never answered.
+  const program = `
+import { RouterClient } from 'router-cli';
+import { chatModel, functionTool } from 'router-cli/kit';
+const client = new RouterClient({ apiKey: process.env.ROUTER_API_KEY, apiRoot: process.env.ROUTER_API_ROOT });
+const stuck = functionTool('stuck', { type: 'object', properties: {} }, () => new Promise(() => {}));
+const r = await chatModel(client, 'local/tools').prompt('please stuck', { tools: [stuck], toolTimeoutMs: 2000 });
+console.log(r.toolCalls.map((c) => c.call.name + ' ' + c.outcome.status).join());
+await client.close();
+`;
+  const file = join(ROOT, `.library-host-stuck-${process.pid}.mjs`);
+  writeFileSync(file, program);
+  try {
+    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+      const child = spawn(process.execPath, [file], { cwd: t.dir, env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d));
+      child.stderr.on('data', (d: Buffer) => (stderr += d));
+      child.on('close', (code) => done({ code, stdout, stderr }));
+    });
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 0, stdout: 'stuck timeout\n', stderr: '' });
+  } finally {
+    rmSync(file, { force: true });
+  }
+});

@@ -1,6 +1,7 @@
 // An MCP server (stdio) that misbehaves on purpose: `node mcp-fixture-server.mjs MODE [PIDFILE]`.
 // Modes: crash (exits during a call), hang (never answers a call, ignores SIGTERM), flood (answers
-// 5 MiB; flood-20: 20 MiB), env (answers with its environment), silent (never answers initialize), tty (writes to
+// 5 MiB; flood-20: 20 MiB), env (answers with its environment), silent (never answers initialize, ignores SIGTERM;
+// notes beside PIDFILE what it heard), tty (writes to
 // its terminal, /dev/tty, and answers whether it could).
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -8,8 +9,15 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const [mode, pidFile] = process.argv.slice(2);
-if (pidFile) writeFileSync(pidFile, `${process.pid}\n`);
 if (mode === 'hang' || mode === 'silent') process.on('SIGTERM', () => {});
+if (mode === 'silent') {
+  // What it was told, in order, beside its pid file: the end of its stdin (`eof`), SIGTERM (`term`).
+  const heard = (what) => pidFile && appendFileSync(`${pidFile}.heard`, `${what}\n`);
+  process.stdin.on('end', () => heard('eof')).resume();
+  process.on('SIGTERM', () => heard('term'));
+}
+// Written once what it does on a signal is set: a test that reads it may signal it at once.
+if (pidFile) writeFileSync(pidFile, `${process.pid}\n`);
 if (mode === 'silent') setInterval(() => {}, 1000);
 else {
   const server = new Server({ name: `fixture-${mode}`, version: '1' }, { capabilities: { tools: {} } });

@@ -16,6 +16,7 @@ export interface SpeechRequest {
   input: string | SpeechTurn[];
   model: string;
   voice: string;
+  /** `pcm` (16-bit little-endian samples, `audio/pcm`) when absent, as the service's default. */
   response_format?: 'mp3' | 'pcm';
   speed?: number;
   instructions?: string;
