@@ -1,4 +1,5 @@
 import { ByteRing } from './byte-ring.js';
+import { textHash } from './text-hash.js';
 
 /** One generation's content as kept: the request as its JSON text, the answer's text, who broke it. */
 export interface KeptContent {
@@ -13,13 +14,6 @@ export interface KeptContent {
 
 /** A content to keep: the request body's bytes as they came, or its JSON text. */
 export type ContentToKeep = Omit<KeptContent, 'asked'> & { asked: Uint8Array | string };
-
-/** A string's hash (FNV-1a over its UTF-16 units): an id is looked for among the kept ones by it first. */
-function hashOf(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h | 0;
-}
 
 /**
  * The newest `limit` generations' contents, in at most about `budget` bytes, the oldest out first. Kept
@@ -61,7 +55,7 @@ export class KeptContents {
     if (size > this.budget) return;
     if (this.count === this.limit) this.dropOldest();
     const i = this.next;
-    this.hashes[i] = hashOf(id);
+    this.hashes[i] = textHash(id);
     [this.idAt[i], this.idLength[i]] = this.put(id);
     [this.askedAt[i], this.askedLength[i]] = typeof content.asked === 'string' ? this.put(content.asked) : [this.bytes.putBytes(content.asked), content.asked.length];
     [this.completionAt[i], this.completionLength[i]] = this.put(content.completion);
@@ -77,7 +71,7 @@ export class KeptContents {
 
   /** The newest content kept as `id`'s. */
   get(id: string): KeptContent | undefined {
-    const hash = hashOf(id);
+    const hash = textHash(id);
     for (let k = 1; k <= this.count; k++) {
       const i = (this.next - k + this.limit) % this.limit;
       if (this.hashes[i] !== hash || this.text(this.idAt[i]!, this.idLength[i]!) !== id) continue;
