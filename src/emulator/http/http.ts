@@ -63,7 +63,6 @@ export interface BodySource {
 /** What a route refuses before parsing: the most entries a top-level member's value holds, and the refusal's words. */
 export type BeforeParse = Record<string, { max: number; of: 'object' | 'array'; message: string }>;
 
-
 /** Answers waiting for the end of this turn of the event loop. */
 const answers: [ServerResponse, string][] = [];
 
