@@ -2,6 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import { answersAfterCharges } from './http/answer-after-charges.js';
 import type { AddressInfo, Socket } from 'node:net';
 import { answerError, type LoggedRequest } from './http/http.js';
+import { RequestLog } from './http/request-log.js';
 import { Routes } from './http/routes.js';
 import { dispatch } from './http/dispatch.js';
 import { BODY_IDLE_MS, BodyBudget } from './http/body.js';
@@ -58,8 +59,10 @@ export interface EmulatorOptions {
 
 export interface Emulator {
   server: Server;
-  /** Requests received (not the admin ones), oldest first; no header carrying a credential is recorded (isSecretHeader). */
-  requestLog: LoggedRequest[];
+  /** Requests received (not the admin ones), oldest first, as they are now (a copy each time); no header carrying a credential is recorded (isSecretHeader). */
+  readonly requestLog: LoggedRequest[];
+  /** Empties the request log. */
+  clearRequestLog(): void;
   batches: BatchEngine;
   store: Store;
   faults: FaultBoard;
@@ -108,15 +111,14 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   const store = opts.store ?? new StateStore(opts.stateDir);
   const faults = new FaultBoard();
   faults.set((opts.faults ?? []).map(parseFault));
-  const log: LoggedRequest[] = [];
-  const logLimit = opts.logLimit ?? 1000;
+  const log = new RequestLog(opts.logLimit ?? 1000);
 
   const gateway = opts.gateway ? new Gateway({ ...opts.gateway, now: () => store.now(), estimates: store.estimates }) : undefined;
   const batches = new BatchEngine(store, { delayMs: opts.batchDelayMs ?? 20, gateway, flavor: opts.flavor });
   const sockets = new Set<Socket>();
   const parts = { faults, log, batches, gateway, providers: opts.gateway?.config.providers, sockets, flavor: opts.flavor ?? 'spec' };
   const routes = new Routes(TABLES.flatMap((table) => table(parts)));
-  const d = { store, routes, faults, log, logLimit, logBytes: { bytes: 0, entries: 0 }, bodies: new BodyBudget(opts.bodiesInFlightBytes), bodyIdleMs: opts.bodyIdleMs ?? BODY_IDLE_MS, paths: new Map<string, string>() };
+  const d = { store, routes, faults, log, bodies: new BodyBudget(opts.bodiesInFlightBytes), bodyIdleMs: opts.bodyIdleMs ?? BODY_IDLE_MS, paths: new Map<string, string>() };
 
   const answering = new OpenAnswers();
   const server = createServer({ ServerResponse: answersAfterCharges(() => store.chargesUnwritten?.()) }, (req, res) => {
@@ -154,7 +156,10 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   let closing: Promise<void> | undefined;
   return {
     server,
-    requestLog: log,
+    get requestLog() {
+      return log.entries();
+    },
+    clearRequestLog: () => log.remove(() => true),
     batches,
     store,
     faults,

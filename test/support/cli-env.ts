@@ -125,7 +125,7 @@ export async function startCliEnv(opts: { faults?: string[]; batchDelayMs?: numb
     run: (args, o = {}) => runCliInProcess(args, { ...o, env: { ...env, ...o.env } }),
     requests: () => t.emu.requestLog as any[],
     clearRequests: () => {
-      t.emu.requestLog.length = 0;
+      t.emu.clearRequestLog();
     },
     admin: async (path, body, method = body === undefined ? 'GET' : 'POST') => {
       const res = await fetch(`${t.emu.apiRoot}/_emulator/${path}`, {

@@ -26,3 +26,12 @@ it('keeps at most `budget` bytes: the oldest go to make room; one larger than th
   expect(kept.get('a')).toBeUndefined();
   expect([kept.get('b')?.completion, kept.get('c')?.completion]).toEqual(['b', 'c']);
 });
+
+it('gives back each kept content as it came, the request kept as its bytes, null apart from empty, over many turns of its ring', () => {
+  const kept = new KeptContents(50, 1e9);
+  const asked = (i: number) => JSON.stringify({ messages: [{ role: 'user', content: `é✓ ${i} `.repeat(i % 40) }] });
+  const said = (i: number) => (i % 5 === 0 ? null : i % 5 === 1 ? '' : `answer ✓ ${i}`.repeat(i % 30));
+  for (let i = 0; i < 2_000; i++) kept.keep(`gen-${i}`, { workspace: `w${i % 3}`, asked: i % 2 ? Buffer.from(asked(i)) : asked(i), completion: said(i), reasoning: said(i + 1), failedBy: i % 7 ? undefined : 'up' }, 1);
+  expect(kept.get('gen-1949')).toBeUndefined();
+  for (let i = 1950; i < 2_000; i++) expect(kept.get(`gen-${i}`)).toEqual({ workspace: `w${i % 3}`, asked: asked(i), completion: said(i), reasoning: said(i + 1), failedBy: i % 7 ? undefined : 'up' });
+});

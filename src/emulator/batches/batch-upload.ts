@@ -1,5 +1,5 @@
 import { ArraySplitter, JSONSplitError } from '../../internal/json-split.js';
-import { HttpError, LOG_BODY_BYTES, MAX_JSON_DEPTH, logBody, type Ctx } from '../http/http.js';
+import { HttpError, LOG_BODY_BYTES, MAX_JSON_DEPTH, type Ctx } from '../http/http.js';
 import { nestedDeeperThan } from '../../internal/json-depth.js';
 import { MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, bad, type Body } from './batch-rules.js';
 import type { BatchUpload } from '../state/store-api.js';
@@ -73,6 +73,6 @@ export async function receiveRequests(ctx: Ctx, upload: BatchUpload): Promise<Up
   }
   if (!splitter.keys.includes('requests') || !Array.isArray(rest.requests)) bad('requests must be a non-empty array');
   if (splitter.elements === 0) bad('requests must be a non-empty array');
-  logBody(ctx.log, size <= LOG_BODY_BYTES ? JSON.parse(Buffer.concat(logged).toString('utf8')) : undefined, size);
+  ctx.log?.keepBody(size <= LOG_BODY_BYTES ? Buffer.concat(logged) : undefined, size);
   return { rest, elements: splitter.elements, size };
 }

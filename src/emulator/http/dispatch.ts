@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Ctx, HttpError, answerError } from './http.js';
-import { LoggedRequest, type LogMeter } from './logged-request.js';
+import type { LogEntry, RequestLog } from './request-log.js';
 import { FaultSpecError, type FaultBoard, type FaultRule } from './faults.js';
 import type { Store } from '../state/store-api.js';
 import { authenticate, type Routes } from './routes.js';
@@ -9,17 +9,11 @@ import { answerPreflight } from './cors.js';
 
 const PLAIN_PATH = /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9_.~-]*)+$/;
 
-/** The request log keeps at most this many bytes of bodies. */
-const LOG_BYTES = 16 * 1024 * 1024;
-
 export interface Dispatch {
   store: Store;
   routes: Routes;
   faults: FaultBoard;
-  log: LoggedRequest[];
-  logLimit: number;
-  /** Bytes of the bodies in `log`, and how many entries it had when they were counted. */
-  logBytes: LogMeter;
+  log: RequestLog;
   /** Bodies in memory across connections, and how long a body may send nothing. */
   bodies: BodyBudget;
   bodyIdleMs: number;
@@ -41,17 +35,10 @@ function keptPath(d: Dispatch, path: string): string {
   return path;
 }
 
-function logEntry(d: Dispatch, req: IncomingMessage, path: string, search: URLSearchParams | undefined): LoggedRequest {
+function logEntry(d: Dispatch, req: IncomingMessage, path: string, search: URLSearchParams | undefined): LogEntry {
   let query: Record<string, string[]> | undefined;
   if (search) for (const [k, v] of search) ((query ??= {})[k] ??= []).push(v);
-  // Emptied or filtered from outside (the admin route, a test): counted again, once.
-  if (d.log.length !== d.logBytes.entries) d.logBytes.bytes = d.log.reduce((sum, e) => sum + (e.bodyBytes ?? 0), 0);
-  const entry = new LoggedRequest(req.method ?? 'GET', keptPath(d, path), query, req.headers, Date.now(), d.logBytes);
-  d.log.push(entry);
-  // Bounded by count and by the bytes of the bodies kept.
-  while (d.log.length > 1 && (d.log.length > d.logLimit || d.logBytes.bytes > LOG_BYTES)) d.logBytes.bytes -= d.log.shift()!.bodyBytes ?? 0;
-  d.logBytes.entries = d.log.length;
-  return entry;
+  return d.log.add(req.method ?? 'GET', keptPath(d, path), query, req.headers, Date.now());
 }
 
 /** Applies an injected fault that answers instead of the route (a pause, a reset, a status), or loses its answer. */

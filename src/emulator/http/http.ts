@@ -6,7 +6,7 @@ import { CORS_HEADERS } from './cors.js';
 import { scanJson } from '../../internal/json-scan.js';
 import type { GenerationMark, KeyRecord, Store } from '../state/store-api.js';
 import type { MetadataAsk } from '../routing/routed.js';
-import type { LoggedRequest } from './logged-request.js';
+import type { LogEntry } from './request-log.js';
 
 export class HttpError extends Error {
   constructor(
@@ -63,11 +63,6 @@ export interface BodySource {
 /** What a route refuses before parsing: the most entries a top-level member's value holds, and the refusal's words. */
 export type BeforeParse = Record<string, { max: number; of: 'object' | 'array'; message: string }>;
 
-/** Records a request's body in the log: small ones whole, large ones by size. */
-export function logBody(entry: LoggedRequest | undefined, parsed: unknown, bytes: number): void {
-  entry?.keepBody({ parsed }, bytes);
-}
-
 /** Answers waiting for the end of this turn of the event loop. */
 const answers: [ServerResponse, string][] = [];
 
@@ -103,8 +98,8 @@ export class Ctx {
   private bodyCache: Promise<Buffer> | undefined;
   /** The bytes of the body json() parsed (0 before): what keeping it costs, roughly. */
   bodyBytes = 0;
-  /** The JSON text json() parsed: what generation content keeps of the request (the request log keeps the same string). */
-  bodyText: string | undefined;
+  /** The bytes of the JSON json() parsed: what generation content keeps of the request (the request log keeps them too). */
+  bodyRaw: Buffer | undefined;
   /** The id of the generation this request's charges pay for, once it is made: a file store journals it with them. */
   generation: string | undefined;
   /** The model and provider answering it, once chosen: journaled with its charges (a record made again after a kill -9 says them). */
@@ -120,7 +115,7 @@ export class Ctx {
     readonly res: ServerResponse,
     readonly store: Store,
     public fault: FaultRule | undefined,
-    readonly log: LoggedRequest | undefined,
+    readonly log: LogEntry | undefined,
     /** The request target parsed, when dispatch had to; else parsed on first use. */
     private parsedUrl: URL | undefined,
     /** The body as it arrives (body.ts). */
@@ -166,9 +161,9 @@ export class Ctx {
       throw new HttpError(400, 'request body is not valid JSON');
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new HttpError(400, 'request body must be a JSON object');
-    this.bodyText = text;
-    // The text, not the tree: one string kept per logged request (parsed again only when the log is read).
-    this.log?.keepBody({ text }, raw.length);
+    this.bodyRaw = raw;
+    // The bytes, not the tree (parsed again only when the log is read).
+    this.log?.keepBody(raw, raw.length);
     return parsed as T;
   }
 

@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
 import { parseFault, FaultSpecError, type FaultBoard } from '../http/faults.js';
-import type { LoggedRequest } from '../http/http.js';
+import type { RequestLog } from '../http/request-log.js';
 import type { BatchEngine } from '../batches/batches.js';
 import { defineRoutes } from '../http/routes.js';
 import { OPERATOR_WORKSPACE } from '../state/store-api.js';
@@ -28,7 +28,7 @@ const MAX_CLOCK_OFFSET_S = 100 * 365 * 86_400;
  *   GET  connections                   operator: each open connection's bytes written and not yet sent
  *                                      (a test waits for a reader that reads nothing to hold the server back)
  */
-export const adminRoutes = defineRoutes(({ faults, log, batches, sockets }: { faults: FaultBoard; log: LoggedRequest[]; batches: BatchEngine; sockets: Set<Socket> }) => {
+export const adminRoutes = defineRoutes(({ faults, log, batches, sockets }: { faults: FaultBoard; log: RequestLog; batches: BatchEngine; sockets: Set<Socket> }) => {
   const num = (v: unknown, name: string): number => {
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new HttpError(400, `${name} must be a number`);
     return v;
@@ -112,7 +112,7 @@ export const adminRoutes = defineRoutes(({ faults, log, batches, sockets }: { fa
       access: 'admin',
       handler: async (ctx: Ctx) => {
         const ws = scope(ctx);
-        ctx.send(200, { data: ws === undefined ? log : log.filter((e) => e.workspace === ws) });
+        ctx.send(200, { data: ws === undefined ? log.entries() : log.entries().filter((e) => e.workspace === ws) });
       },
     },
     {
@@ -121,8 +121,7 @@ export const adminRoutes = defineRoutes(({ faults, log, batches, sockets }: { fa
       access: 'admin',
       handler: async (ctx: Ctx) => {
         const ws = scope(ctx);
-        const keep = ws === undefined ? [] : log.filter((e) => e.workspace !== ws);
-        log.splice(0, log.length, ...keep);
+        log.remove((workspace) => ws === undefined || workspace === ws);
         ctx.send(200, { data: [] });
       },
     },

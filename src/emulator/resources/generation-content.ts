@@ -2,7 +2,7 @@ import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
 import { defineRoutes } from '../http/routes.js';
 import { bad as badRequest } from '../http/validate.js';
-import { KeptContents, type KeptContent } from '../state/kept-contents.js';
+import { KeptContents, type ContentToKeep, type KeptContent } from '../state/kept-contents.js';
 import type { Store } from '../state/store-api.js';
 
 type Body = Record<string, unknown>;
@@ -22,12 +22,12 @@ const contents = new WeakMap<object, KeptContents>();
 
 /**
  * Keeps what a fake model's generation was asked and answered, for `GET /v1/generation/content`: the
- * request (the JSON text `ctx.json()` parsed), the answer's text and reasoning, and the error a
+ * request (the JSON `ctx.json()` parsed, its bytes), the answer's text and reasoning, and the error a
  * fault's cut ended it with (its completion then not stored). Nothing is kept for a request whose
  * body was not parsed.
  */
 export function keepContent(ctx: Ctx, id: string, completion: string | null, reasoning: string | null, failed?: { provider: string }): void {
-  const asked = ctx.bodyText;
+  const asked = ctx.bodyRaw;
   if (asked === undefined) return;
   keepIn(ctx.store, id, { workspace: ctx.workspace, asked, completion: failed ? null : completion, reasoning: failed ? null : reasoning, failedBy: failed?.provider }, ctx.bodyBytes);
 }
@@ -42,7 +42,7 @@ export function keepBatchContent(store: Store, workspace: string, id: string, bo
   keepIn(store, id, { workspace, asked, completion, reasoning, failedBy: undefined }, Buffer.byteLength(asked));
 }
 
-function keepIn(store: Store, id: string, content: KeptContent, askedBytes: number): void {
+function keepIn(store: Store, id: string, content: ContentToKeep, askedBytes: number): void {
   let kept = contents.get(store);
   if (!kept) contents.set(store, (kept = new KeptContents(KEEP, CONTENT_BYTES)));
   kept.keep(id, content, askedBytes + (content.completion?.length ?? 0) + (content.reasoning?.length ?? 0));

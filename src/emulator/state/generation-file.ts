@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { failedWriteOf } from '../../internal/system-errors.js';
 import { isRecord } from '../../internal/shape.js';
 import { KEEP } from './generation-log.js';
+import { LineIndex } from './line-index.js';
 import { PendingLines } from './pending-lines.js';
 import { reportStorage, storageFailure } from './storage-failure.js';
 import type { KeptGeneration } from './store-api.js';
@@ -35,7 +36,7 @@ function keptOf(line: string, id?: string): { id: string; kept: KeptGeneration }
  * those of that turn and of a write under way, a machine crash what the disk had not got). Once the file holds `limit` lines it becomes `generations.old.jsonl` and a new
  * one begins: the two hold the newest `limit` at least, never more than twice that, and nothing is
  * ever rewritten. In memory only where each line starts, by id (a generation read back from its
- * line when asked for): a record kept in memory for each answer made every young-generation
+ * line when asked for; line-index.ts): a record kept in memory for each answer made every young-generation
  * collection copy it, on the gateway's hot path.
  */
 export class GenerationFile {
@@ -44,9 +45,8 @@ export class GenerationFile {
   private fd: number | undefined;
   private lines = 0;
   private size = 0;
-  /** Where each line starts, by id: in `file`, and in `old`; the newest `max` of them, oldest first. */
-  private current = new Map<string, number>();
-  private older = new Map<string, number>();
+  /** Where each line starts, by id: in `file`, or in `old`; the newest `max` of them. */
+  private readonly starts: LineIndex;
   /** Lines kept since the last write, by id. */
   private pending = new PendingLines();
   /** Lines a write failed to keep (a full disk), or kept once ended: in memory only, the newest `max`. */
@@ -67,6 +67,10 @@ export class GenerationFile {
   constructor(dir: string, private readonly max = KEEP, name = 'generations') {
     this.file = join(dir, `${name}.jsonl`);
     this.old = join(dir, `${name}.old.jsonl`);
+    this.starts = new LineIndex(max, (id, at, older) => {
+      const line = lineAt(older ? this.old : this.file, at);
+      return line !== undefined && keptOf(line, id) !== undefined;
+    });
     for (const path of [this.old, this.file]) {
       if (!existsSync(path)) continue;
       const buf = readFileSync(path);
@@ -75,7 +79,7 @@ export class GenerationFile {
         const nl = buf.indexOf(10, start);
         const end = nl < 0 ? buf.length : nl;
         const got = keptOf(buf.toString('utf8', start, end));
-        if (got) this.index(path === this.file ? this.current : this.older, got.id, start);
+        if (got) this.index(got.id, start, path === this.old);
         if (nl < 0) break;
         lines++;
         start = nl + 1;
@@ -93,29 +97,25 @@ export class GenerationFile {
   get(id: string): KeptGeneration | undefined {
     const line = this.pending.get(id) ?? this.writing?.get(id) ?? this.unwritten.get(id);
     if (line !== undefined) return keptOf(line, id)?.kept;
-    const inFile = this.current.get(id);
-    const at = inFile ?? this.older.get(id);
-    if (at === undefined) return undefined;
-    const text = lineAt(inFile !== undefined ? this.file : this.old, at);
-    return text === undefined ? undefined : keptOf(text, id)?.kept;
+    let found: KeptGeneration | undefined;
+    this.starts.find(id, (at, older) => {
+      const text = lineAt(older ? this.old : this.file, at);
+      found = text === undefined ? undefined : keptOf(text, id)?.kept;
+      return found !== undefined;
+    });
+    return found;
   }
 
   /** Every generation kept, oldest first: each file read once, whole (for `GET /v1/activity`, not a hot path). */
   *all(): Iterable<KeptGeneration> {
-    for (const [path, index] of [[this.old, this.older], [this.file, this.current]] as const) {
-      if (!index.size) continue;
-      let buf: Buffer;
-      try {
-        buf = readFileSync(path);
-      } catch {
-        continue;
-      }
-      for (const [id, at] of index) {
-        if (this.pending.has(id) || this.writing?.has(id)) continue;
-        const end = buf.indexOf(10, at);
-        const got = keptOf(buf.toString('utf8', at, end < 0 ? buf.length : end), id);
-        if (got) yield got.kept;
-      }
+    const files = new Map<boolean, Buffer | undefined>();
+    for (const [at, older] of this.starts.entries()) {
+      if (!files.has(older)) files.set(older, readOrNone(older ? this.old : this.file));
+      const buf = files.get(older);
+      if (!buf) continue;
+      const end = buf.indexOf(10, at);
+      const got = keptOf(buf.toString('utf8', at, end < 0 ? buf.length : end));
+      if (got && !this.pending.has(got.id) && !this.writing?.has(got.id)) yield got.kept;
     }
     const writing = [...(this.writing?.entries() ?? [])].filter(([id]) => !this.pending.has(id)).map(([, line]) => line);
     for (const line of [...this.unwritten.values(), ...writing, ...[...this.pending.entries()].map(([, line]) => line)]) {
@@ -195,8 +195,7 @@ export class GenerationFile {
       this.close();
       renameSync(this.file, this.old);
       [this.lines, this.torn] = [0, false];
-      this.older = this.current;
-      this.current = new Map();
+      this.starts.rotate();
     }
     if (this.fd === undefined) {
       this.fd = openSync(this.file, 'a', 0o600);
@@ -213,7 +212,7 @@ export class GenerationFile {
       throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
     }
     let i = 0;
-    for (const id of lines.ids()) this.index(this.current, id, this.size + out.starts[i++]!);
+    for (const id of lines.ids()) this.index(id, this.size + out.starts[i++]!);
     this.size += written;
     this.lines += lines.size;
     this.torn = false;
@@ -240,21 +239,14 @@ export class GenerationFile {
     this.ended = true;
   }
 
-  /** Where `id`'s line starts, as its newest: in `into`, no longer anywhere else; the oldest let go past `max`. */
-  private index(into: Map<string, number>, id: string, at: number): void {
-    this.current.delete(id);
-    this.older.delete(id);
+  /** Where `id`'s line starts, as its newest: in the current file (or the older), no longer anywhere else; the oldest let go past `max`. */
+  private index(id: string, at: number, older = false): void {
     this.unwritten.delete(id);
-    into.set(id, at);
-    if (this.current.size + this.older.size > this.max) {
-      const oldest = this.older.size ? this.older : this.current;
-      oldest.delete(oldest.keys().next().value!);
-    }
+    this.starts.set(id, at, older);
   }
 
   private keepUnwritten(id: string, line: string): void {
-    this.current.delete(id);
-    this.older.delete(id);
+    this.starts.delete(id);
     this.unwritten.delete(id);
     this.unwritten.set(id, line);
     if (this.unwritten.size > this.max) this.unwritten.delete(this.unwritten.keys().next().value!);
@@ -263,5 +255,14 @@ export class GenerationFile {
   private close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+  }
+}
+
+/** A file's bytes, or undefined when it cannot be read. */
+function readOrNone(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
   }
 }
