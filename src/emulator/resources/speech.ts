@@ -127,6 +127,17 @@ export function* synthesize(turns: Turn[], speed: number): Generator<[Int16Array
   yield silence(0.1);
 }
 
+/** A plan's audio in its format, a word at a time, each piece with the input characters it voices (the mp3 encoder's last bytes voice none). */
+export async function* audioOf(plan: ReturnType<typeof planSpeech>): AsyncGenerator<[Uint8Array | Int8Array, number]> {
+  const encoder = plan.format === 'mp3' ? new (await import('@breezystack/lamejs')).Mp3Encoder(1, SAMPLE_RATE, 64) : undefined;
+  for (const [samples, voiced] of synthesize(plan.turns, plan.speed)) {
+    // Give other requests (and timers) their turn between words, as a streaming server should.
+    await new Promise((r) => setImmediate(r));
+    yield [encoder ? encoder.encodeBuffer(samples) : new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength), voiced];
+  }
+  if (encoder) yield [encoder.flush(), 0];
+}
+
 async function handleSpeech(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const startedAt = ctx.store.now();
   const body = await ctx.json();
@@ -153,18 +164,13 @@ async function handleSpeech(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
     const cut = bill.cut();
     if (cut) served(cut);
   };
-  const encoder = plan.format === 'mp3' ? new (await import('@breezystack/lamejs')).Mp3Encoder(1, SAMPLE_RATE, 64) : undefined;
-  for (const [samples, voiced] of synthesize(plan.turns, plan.speed)) {
+  for await (const [audio, voiced] of audioOf(plan)) {
     if (closed()) return ended();
-    // Give other requests (and timers) their turn between words, as a streaming server should.
-    await new Promise((r) => setImmediate(r));
-    if (encoder) await write(encoder.encodeBuffer(samples));
-    else await write(new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength));
+    await write(audio);
     if (closed()) continue;
     bill.tokens.addTokens(voiced);
     bill.tokens.written();
   }
-  if (encoder) await write(encoder.flush());
   if (closed()) return ended();
   bill.paid();
   res.end();
