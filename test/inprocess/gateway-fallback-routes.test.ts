@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
-import { deadPort, failing, localUpstream, stall, type LocalUpstream } from '../support/upstreams.js';
+import { deadPort, failing, localUpstream, stall, testGateway, type LocalUpstream } from '../support/upstreams.js';
 
 // Responses and speech fall back at run time as chat does: past a dead, a slow, a 5xx and a provider that
 // breaks before its first output (or byte of audio), to another `router serve` spoken to only as an
@@ -118,6 +118,29 @@ describe('Responses fall back at run time', () => {
       }
       const gen = gateway.store.generation(final.id)!.data;
       expect([gen.model, gen.provider_name]).toEqual(['local/echo', 'local-alpha']);
+    }
+  });
+
+  it('asks a fake model named first before the upstream one after it (it was skipped, unseen)', async () => {
+    const res = await call(gateway, 'responses', { model: 'local/echo', models: ['test/resp'], input });
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as any;
+    expect([answer.model, answer.router_metadata.attempt, tried(answer.router_metadata)]).toEqual(['local/echo', 1, ['local-alpha']]);
+  });
+
+  it('never asks the fake models when the providers file turns them off', async () => {
+    const off = await testGateway(`local_models: false\nproviders:\n  - { name: five, responses: true, base_url: "${locals[0]!.baseUrl}", models: { test/resp: m }, speech_models: { test/tts: t } }\n`, 'fallback-off');
+    try {
+      const k = off.gateway.store.firstKeys().managementKey;
+      for (const [path, body] of [['responses', { model: 'test/resp', models: ['local/echo'], input }], ['audio/speech', { model: 'test/tts', models: ['local/tts'], input, voice: 'alloy' }]] as const) {
+        const res = await call(off.gateway, path, body, k);
+        expect(res.status).toBe(502);
+        const answer = (await res.json()) as any;
+        expect(answer.error.message).toMatch(/^All providers .*: local\/(echo|tts) is not a valid model ID; five: HTTP 503/);
+        expect(tried(answer.router_metadata)).toEqual(['five x', 'none x']);
+      }
+    } finally {
+      await off.close();
     }
   });
 
