@@ -210,4 +210,27 @@ describe('speech falls back at run time', () => {
     expect(tried(((await none.json()) as any).router_metadata)).toEqual(['dead x', 'five x']);
     expect(balance()).toBe(before);
   });
+
+  it('says the metadata in ASCII headers, both shapes, whatever the words of the provider passed over', async () => {
+    const busy = await localUpstream((_req, res) => {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 503, message: 'überlastet — später' } }));
+    });
+    const gw = await testGateway(`providers:\n  - { name: busy, base_url: "${busy.baseUrl}", speech_models: { test/tts: t } }\n`, 'fallback-words');
+    try {
+      const res = await call(gw.gateway, 'audio/speech', { model: 'test/tts', models: ['local/tts'], input, voice: 'alloy' }, gw.gateway.store.firstKeys().managementKey, { 'x-router-metadata': 'enabled', 'x-openrouter-metadata': 'enabled' });
+      expect(res.status).toBe(200);
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0);
+      const raw = res.headers.get('x-router-metadata')!;
+      expect(raw).toMatch(/^[\x20-\x7e]+$/);
+      const meta = JSON.parse(raw) as Meta;
+      expect(tried(meta)).toEqual(['busy x', 'local-alpha']);
+      expect(meta.attempts[0]!.error).toContain('überlastet — später');
+      const openrouter = JSON.parse(res.headers.get('x-openrouter-metadata')!) as { attempts: unknown[] };
+      expect(openrouter.attempts).toEqual([{ provider: 'busy', model: 'test/tts', status: 503 }, { provider: 'local-alpha', model: 'local/tts', status: 200 }]);
+    } finally {
+      await gw.close();
+      await busy.close();
+    }
+  });
 });
