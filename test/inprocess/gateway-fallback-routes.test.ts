@@ -233,4 +233,12 @@ describe('speech falls back at run time', () => {
       await busy.close();
     }
   });
+
+  it("the emulator's own speech route says its routing in the same header", async () => {
+    const res = await call(upstream, 'audio/speech', { model: 'local/tts', input, voice: 'alloy' }, upKey());
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    const meta = JSON.parse(res.headers.get('x-router-metadata')!) as Meta;
+    expect([meta.attempt, meta.strategy, meta.summary]).toEqual([1, 'direct', 'speech: local/tts -> local/tts via local-alpha (attempt 1)']);
+  });
 });

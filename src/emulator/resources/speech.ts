@@ -9,6 +9,7 @@ import { defineRoutes } from '../http/routes.js';
 import type { ChatGateway } from '../providers/types.js';
 import { genId } from './chat.js';
 import { recordGeneration } from './generations.js';
+import { metadataFields, metadataHeaders } from '../routing/routed.js';
 
 type Body = Record<string, unknown>;
 
@@ -151,7 +152,8 @@ async function handleSpeech(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   // A caller who hangs up pays for the characters voiced in the audio written to it (stream-bill.ts).
   const bill = await streamBill(ctx, cost, chars, (voiced) => costOf(plan.model, voiced, 0).cost);
   const res = ctx.res;
-  ctx.head(200, { 'content-type': plan.format === 'mp3' ? 'audio/mpeg' : 'audio/pcm', 'transfer-encoding': 'chunked', 'x-generation-id': id });
+  const routed = { model: plan.model, provider: plan.provider, attempt: 1, requested: plan.model.id, tried: [plan.model] };
+  ctx.head(200, { 'content-type': plan.format === 'mp3' ? 'audio/mpeg' : 'audio/pcm', 'transfer-encoding': 'chunked', 'x-generation-id': id, ...metadataHeaders(metadataFields(routed, 'speech', ctx.wantsRouterMetadata())) });
   const writer = cuttableWriter(ctx, 4);
   // A fault's cut closes the connection too: that is not the caller hanging up.
   res.on('close', () => (bill.progress.hungUp = !writer.cut));

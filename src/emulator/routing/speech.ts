@@ -6,6 +6,7 @@ import { ProviderFailure } from '../providers/types.js';
 import { candidatesFor, type Candidate, type Catalog } from './candidates.js';
 import { allFailed, metadataFor, noEndpoints, passOver, type Attempt } from './metadata.js';
 import { upstreamBody } from './upstream-body.js';
+import { metadataHeaders } from './routed.js';
 import { callerGone } from './relay.js';
 import { keepUpstreamAnswer, servedBy, type Asked } from './kept.js';
 import { chargeUpToBalance } from './gateway-credits.js';
@@ -34,13 +35,6 @@ function inputChars(input: unknown): number {
  */
 /** What a speech answer of this candidate costs: its input's characters at the `prompt` price (the provider's, else the model's listed one). */
 const speechCost = (body: Body, c: Candidate): number => round(inputChars(body.input) * ((c.model.prices ?? c.listed)?.prompt ?? 0));
-
-/** The metadata fields a caller opted in to, as response headers (audio has no body to carry them): each field's JSON in ASCII. */
-function metadataHeaders(fields: Record<string, unknown> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(fields ?? {})) out[`x-${name.replace('_', '-')}`] = JSON.stringify(value).replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return out;
-}
 
 /**
  * Speech's cost is known before it is asked (its characters): held in memory while it runs, as an
