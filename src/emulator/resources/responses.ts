@@ -184,14 +184,24 @@ async function handleResponses(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
     const cut = bill.cut();
     if (cut) served(true, cut);
   };
+  const { events, count, failed } = responseEvents(plan);
+  ended(await writeSSE(ctx, events, count, failed, undefined, (e) => (e as Body).type as string, bill.progress));
+}
+
+/**
+ * A fake model's answer as a stream's events, in order (each with its `sequence_number`; the text deltas
+ * already in JSON), how many, and the `response.failed` a stream cut short ends with. Made as they are
+ * taken: the text is filled in at the end, not held while the stream runs.
+ */
+export function responseEvents(plan: ReturnType<typeof planResponses>): { events: Iterable<Body | Serialized>; count: number; failed: Body } {
   const { result, messageId } = plan;
   const { usage: _usage, ...rest } = result;
   // Usage is known only at the end: an in-progress response leaves it out (the schema has no null for it).
   const pending = { ...rest, status: 'in_progress', completed_at: null, output: [], output_text: '' };
+  const failedAt = (sequence_number: number) => ({ type: 'response.failed', sequence_number, response: { ...pending, status: 'failed', error: { code: 'server_error', message: 'Provider returned an error mid-stream' } } });
   if (plan.calls) {
     const events = [{ type: 'response.created', response: pending }, { type: 'response.in_progress', response: pending }, ...functionCallEvents(plan.calls, 0), { type: 'response.completed', response: result }];
-    const failedEvent = { type: 'response.failed', sequence_number: events.length, response: { ...pending, status: 'failed', error: { code: 'server_error', message: 'Provider returned an error mid-stream' } } };
-    return ended(await writeSSE(ctx, events.map((e, sequence_number) => ({ ...e, sequence_number })), events.length, failedEvent, undefined, (e) => (e as Body).type as string, bill.progress));
+    return { events: events.map((e, sequence_number) => ({ ...e, sequence_number })), count: events.length, failed: failedAt(events.length) };
   }
   const output = result.output as Body[];
   const item = output[output.length - 1]!;
@@ -214,19 +224,14 @@ async function handleResponses(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   };
   const count = head.length + plan.gen.completionTokens + 4;
   const deltaJSON = jsonTemplate((delta, sequence_number) => ({ type: 'response.output_text.delta', item_id: messageId, output_index: at, content_index: 0, delta, logprobs: [], sequence_number }), 2);
-  function* events() {
+  function* events(): Generator<Body | Serialized> {
     let sequence_number = 0;
     for (const e of head) yield { ...e, sequence_number: sequence_number++ };
     for (const delta of piecesOf(plan.gen)) yield new Serialized(deltaJSON(delta, sequence_number++), 'response.output_text.delta');
     // Made again at the end (local/lorem from its seed) rather than held while the stream runs.
     for (const e of tail(plan.gen.text)) yield { ...e, sequence_number: sequence_number++ };
   }
-  const failed = {
-    type: 'response.failed',
-    sequence_number: count,
-    response: { ...pending, status: 'failed', error: { code: 'server_error', message: 'Provider returned an error mid-stream' } },
-  };
-  ended(await writeSSE(ctx, events(), count, failed, undefined, (e) => (e as Body).type as string, bill.progress));
+  return { events: events(), count, failed: failedAt(count) };
 }
 
 export const responsesRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [{ method: 'POST', path: '/v1/responses', access: 'any', handler: (ctx) => handleResponses(ctx, parts.gateway) }]);

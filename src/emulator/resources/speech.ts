@@ -9,6 +9,7 @@ import { defineRoutes } from '../http/routes.js';
 import type { ChatGateway } from '../providers/types.js';
 import { genId } from './chat.js';
 import { recordGeneration } from './generations.js';
+import { metadataFields, metadataHeaders } from '../routing/routed.js';
 
 type Body = Record<string, unknown>;
 
@@ -127,6 +128,17 @@ export function* synthesize(turns: Turn[], speed: number): Generator<[Int16Array
   yield silence(0.1);
 }
 
+/** A plan's audio in its format, a word at a time, each piece with the input characters it voices (the mp3 encoder's last bytes voice none). */
+export async function* audioOf(plan: ReturnType<typeof planSpeech>): AsyncGenerator<[Uint8Array | Int8Array, number]> {
+  const encoder = plan.format === 'mp3' ? new (await import('@breezystack/lamejs')).Mp3Encoder(1, SAMPLE_RATE, 64) : undefined;
+  for (const [samples, voiced] of synthesize(plan.turns, plan.speed)) {
+    // Give other requests (and timers) their turn between words, as a streaming server should.
+    await new Promise((r) => setImmediate(r));
+    yield [encoder ? encoder.encodeBuffer(samples) : new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength), voiced];
+  }
+  if (encoder) yield [encoder.flush(), 0];
+}
+
 async function handleSpeech(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const startedAt = ctx.store.now();
   const body = await ctx.json();
@@ -140,7 +152,8 @@ async function handleSpeech(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   // A caller who hangs up pays for the characters voiced in the audio written to it (stream-bill.ts).
   const bill = await streamBill(ctx, cost, chars, (voiced) => costOf(plan.model, voiced, 0).cost);
   const res = ctx.res;
-  ctx.head(200, { 'content-type': plan.format === 'mp3' ? 'audio/mpeg' : 'audio/pcm', 'transfer-encoding': 'chunked', 'x-generation-id': id });
+  const routed = { model: plan.model, provider: plan.provider, attempt: 1, requested: plan.model.id, tried: [plan.model] };
+  ctx.head(200, { 'content-type': plan.format === 'mp3' ? 'audio/mpeg' : 'audio/pcm', 'transfer-encoding': 'chunked', 'x-generation-id': id, ...metadataHeaders(metadataFields(routed, 'speech', ctx.wantsRouterMetadata())) });
   const writer = cuttableWriter(ctx, 4);
   // A fault's cut closes the connection too: that is not the caller hanging up.
   res.on('close', () => (bill.progress.hungUp = !writer.cut));
@@ -153,18 +166,13 @@ async function handleSpeech(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
     const cut = bill.cut();
     if (cut) served(cut);
   };
-  const encoder = plan.format === 'mp3' ? new (await import('@breezystack/lamejs')).Mp3Encoder(1, SAMPLE_RATE, 64) : undefined;
-  for (const [samples, voiced] of synthesize(plan.turns, plan.speed)) {
+  for await (const [audio, voiced] of audioOf(plan)) {
     if (closed()) return ended();
-    // Give other requests (and timers) their turn between words, as a streaming server should.
-    await new Promise((r) => setImmediate(r));
-    if (encoder) await write(encoder.encodeBuffer(samples));
-    else await write(new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength));
+    await write(audio);
     if (closed()) continue;
     bill.tokens.addTokens(voiced);
     bill.tokens.written();
   }
-  if (encoder) await write(encoder.flush());
   if (closed()) return ended();
   bill.paid();
   res.end();

@@ -107,10 +107,10 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
     }
     let offered: Candidate[] = [];
     for (const adapter of catalog.upstreams) for (const model of modelsOf(adapter, kind, id)) offered.push({ adapter, slug: adapter.name, model });
-    if (!offered.length && catalog.local && kind === 'chat') {
-      const spec = MODELS.find((m) => m.id === id && m.kind === 'chat');
+    if (!offered.length && catalog.local && kind !== 'embedding') {
+      const spec = MODELS.find((m) => m.id === id && m.kind === kind);
       const listed = spec ? { prompt: spec.promptPrice, completion: spec.completionPrice } : FREE;
-      offered = catalog.local.slugs(id).map((slug) => ({ adapter: catalog.local!, slug, model: { id, upstream: id }, listed }));
+      offered = catalog.local.slugs(id, kind).map((slug) => ({ adapter: catalog.local!, slug, model: { id, upstream: id, kind }, listed }));
     } else {
       const listed = offered[0]?.model.prices ?? FREE;
       for (const c of offered) c.listed = listed;

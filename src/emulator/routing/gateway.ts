@@ -1,5 +1,4 @@
 import { HttpError, type Ctx } from '../http/http.js';
-import { chargeable } from '../state/billing.js';
 import { validateChat } from '../resources/chat.js';
 import { listedModel } from '../resources/model-list.js';
 import { MODELS } from '../models/models.js';
@@ -247,17 +246,14 @@ export class Gateway {
     throw allFailed(passed, metadataOf?.(undefined)());
   }
 
-  /** Whether a speech request is the gateway's: it names an upstream speech model. */
+  /** Whether a speech request is the gateway's: its `model` or a `models` fallback is an upstream speech model. */
   takesSpeech(body: Body): boolean {
-    return this.catalog.upstreams.some((a) => a.speech && a.models().some((m) => m.kind === 'speech' && m.id === body.model));
+    const chain = modelChain(body);
+    return this.catalog.upstreams.some((a) => a.speech && a.models().some((m) => m.kind === 'speech' && chain.includes(m.id)));
   }
 
-  async speak(ctx: Ctx, body: Body): Promise<void> {
-    const asked: Asked = { startedAt: ctx.store.now(), user: body.user, sessionId: ctx.sessionId(body) };
-    const candidates = candidatesFor(body, this.catalog, undefined, 'speech').filter((c) => c.adapter.speech);
-    if (!candidates.length) throw noEndpoints(body, this.catalog, 'speech', (c) => !!c.adapter.speech);
-    chargeable(ctx);
-    await speakThrough(ctx, body, candidates, (c) => upstreamBody(body, c, false), asked, this.hide);
+  speak(ctx: Ctx, body: Body): Promise<void> {
+    return speakThrough(ctx, body, this.catalog, this.hide);
   }
 
   /** Whether a batch of `endpoint` for this model runs here (its requests through complete()). */

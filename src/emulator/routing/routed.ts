@@ -39,6 +39,13 @@ export function metadataFields(routed: Routed, api: string, ask: MetadataAsk | u
   return out;
 }
 
+/** The metadata fields as response headers (speech's: audio has no body to carry them), `x-router-metadata` and so on: each field's JSON in ASCII. */
+export function metadataHeaders(fields: Record<string, unknown> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(fields ?? {})) out[`x-${name.replace('_', '-')}`] = JSON.stringify(value).replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return out;
+}
+
 /** The `router_metadata` object surfaced when the caller opts in with api.md's header. */
 export function routerMetadata(routed: Routed, api: string) {
   return {

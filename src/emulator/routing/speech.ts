@@ -1,10 +1,12 @@
 import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
-import { balanceLeft, drainOrClose, holdEstimate, keyLimitLeft } from '../state/billing.js';
+import { balanceLeft, chargeable, drainOrClose, holdEstimate, keyLimitLeft } from '../state/billing.js';
 import { round } from '../models/models.js';
 import { ProviderFailure } from '../providers/types.js';
-import type { Candidate } from './candidates.js';
-import { allFailed, passOver, type Attempt } from './metadata.js';
+import { candidatesFor, type Candidate, type Catalog } from './candidates.js';
+import { allFailed, metadataFor, noEndpoints, passOver, type Attempt } from './metadata.js';
+import { upstreamBody } from './upstream-body.js';
+import { metadataHeaders } from './routed.js';
 import { callerGone } from './relay.js';
 import { keepUpstreamAnswer, servedBy, type Asked } from './kept.js';
 import { chargeUpToBalance } from './gateway-credits.js';
@@ -21,14 +23,15 @@ function inputChars(input: unknown): number {
 }
 
 /**
- * `POST /v1/audio/speech` through the upstreams that serve the model, in turn: one that refuses, times
+ * `POST /v1/audio/speech` through the providers that serve the model, then those of each `models`
+ * fallback (upstreams, or the fake models: providers/local.ts), in turn: one that refuses, times
  * out, answers 429/5xx or breaks before its first byte of audio is passed over. The audio is relayed as
  * it comes; a break after that cuts the caller's connection (audio has no error event). An answer is
  * charged its input's characters at the `prompt` price (the provider's, else the model's listed one):
  * whole, or cut after audio was written by a caller who hangs up (kept `cancelled`) or by the upstream
  * breaking (kept with finish_reason `error`), as the provider was asked to voice all of it and which
  * characters the bytes voice cannot be told; a hang-up before any audio is free. Kept for `GET /v1/generation` under the id sent in
- * `x-generation-id` (audio has no body to carry one).
+ * `x-generation-id` (audio has no body to carry one), as the routing metadata a caller opts in to is sent in headers.
  */
 /** What a speech answer of this candidate costs: its input's characters at the `prompt` price (the provider's, else the model's listed one). */
 const speechCost = (body: Body, c: Candidate): number => round(inputChars(body.input) * ((c.model.prices ?? c.listed)?.prompt ?? 0));
@@ -37,29 +40,44 @@ const speechCost = (body: Body, c: Candidate): number => round(inputChars(body.i
  * Speech's cost is known before it is asked (its characters): held in memory while it runs, as an
  * unbounded request's estimate is (billing.ts holdEstimate; at most what is left), so a burst cannot
  * spend past the balance or the key's limit together; still charged up to what is left, as before.
+ * The candidates: the request's `model`, then its `models` fallbacks, upstream or fake, as chat's.
  */
-export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[], body$: (c: Candidate) => Body, asked: Asked, hide: (text: string) => string): Promise<void> {
+export async function speakThrough(ctx: Ctx, body: Body, catalog: Catalog, hide: (text: string) => string): Promise<void> {
+  const asked: Asked = { startedAt: ctx.store.now(), user: body.user, sessionId: ctx.sessionId(body) };
+  const passed: Attempt[] = [];
+  const candidates = candidatesFor(body, catalog, undefined, 'speech', passed).filter((c) => c.adapter.speech);
+  if (!candidates.length) throw noEndpoints(body, catalog, 'speech', (c) => !!c.adapter.speech);
+  chargeable(ctx);
   const hold = Math.max(0, Math.min(Math.max(...candidates.map((c) => speechCost(body, c))), balanceLeft(ctx), keyLimitLeft(ctx) ?? Infinity));
   const held = hold > 0 ? holdEstimate(ctx, hold) : undefined;
   const release = () => held?.release();
+  const metadataOf = metadataFor(ctx.wantsRouterMetadata(), body, candidates, passed, 'speech');
   try {
-    await relaySpeech(ctx, body, candidates, body$, asked, hide, release);
+    await relaySpeech(ctx, body, candidates, { asked, hide, release, passed, metadataOf });
   } finally {
     release();
   }
 }
 
-/** `release`: gives back what the request holds while in flight, called before its charge. */
-async function relaySpeech(ctx: Ctx, body: Body, candidates: Candidate[], body$: (c: Candidate) => Body, asked: Asked, hide: (text: string) => string, release: () => void): Promise<void> {
+interface SpeechRelay {
+  asked: Asked;
+  hide: (text: string) => string;
+  /** Gives back what the request holds while in flight, called before its charge. */
+  release: () => void;
+  /** The attempts passed over so far (an id of `models` that names no model, already). */
+  passed: Attempt[];
+  metadataOf: ReturnType<typeof metadataFor>;
+}
+
+async function relaySpeech(ctx: Ctx, body: Body, candidates: Candidate[], { asked, hide, release, passed, metadataOf }: SpeechRelay): Promise<void> {
   const gone = callerGone(ctx);
-  const passed: Attempt[] = [];
   for (const c of candidates) {
     let first: IteratorResult<Buffer>;
     let rest: AsyncIterator<Buffer>;
     let headers: Record<string, string>;
     try {
       // Speech's end-user identifier is for logging only, never the provider's (spec).
-      const reply = await c.adapter.speech!({ body: { ...body$(c), user: undefined }, stream: false, signal: gone });
+      const reply = await c.adapter.speech!({ body: { ...upstreamBody(body, c, false), user: undefined }, stream: false, signal: gone });
       if (reply.status < 200 || reply.status >= 300) {
         // The caller's own mistake (a 400): no other provider would differ.
         let text = '';
@@ -84,7 +102,7 @@ async function relaySpeech(ctx: Ctx, body: Body, candidates: Candidate[], body$:
     const res = ctx.res;
     const id = (ctx.generation = genId());
     ctx.servedBy = servedBy(c);
-    ctx.head(200, { 'content-type': headers['content-type'] ?? 'application/octet-stream', 'transfer-encoding': 'chunked', 'x-generation-id': id });
+    ctx.head(200, { 'content-type': headers['content-type'] ?? 'application/octet-stream', 'transfer-encoding': 'chunked', 'x-generation-id': id, ...metadataHeaders(metadataOf?.(c)()) });
     let wrote = false;
     let broken = false;
     try {
@@ -105,5 +123,5 @@ async function relaySpeech(ctx: Ctx, body: Body, candidates: Candidate[], body$:
     else if (!gone.aborted) res.end();
     return;
   }
-  throw allFailed(passed);
+  throw allFailed(passed, metadataOf?.(undefined)());
 }
