@@ -21,7 +21,7 @@ export default defineConfig({
     reporters: ['default', './test/summary-reporter.ts'],
     include: ['test/**/*.test.ts'],
     // day-turn.ts: no test starts just before a UTC day turns, which would turn budgets' days under it.
-    setupFiles: ['test/support/quiet-node.ts', 'test/support/day-turn.ts'],
+    setupFiles: ['test/support/quiet-node.ts', 'test/support/day-turn.ts', 'test/support/fetch-keep-alive.ts'],
     // Keys saved by tests go to their config files, never to the keychain of the machine running them
     // (test/e2e/keychain.test.ts turns it on inside a D-Bus session of its own).
     env: { ROUTER_KEYCHAIN: 'off' },

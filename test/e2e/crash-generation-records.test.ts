@@ -88,9 +88,12 @@ describe('a charge always has a generation record, over kill -9', () => {
     for (const id of answered) expect(records.get(id)?.total_cost, id).toBeGreaterThan(0);
     expect(usage).toBeGreaterThan(0);
     expect(recordsCost(records), 'the records explain every charge').toBe(usage);
-    // The one killed: found by its id, marked, at what it was charged; found again after a second start.
+    // The one killed: found by its id, marked, at what it was charged; found again after a second start. An answered
+    // one may be marked too: its record is written after its answer, by the generations file's timer, and the next
+    // request's journal line (the kill) can come first on a loaded machine; its charge then has its record made again.
     const recovered = [...records.values()].filter((d) => d.recovered === true);
-    if (which !== 1) expect(recovered).toHaveLength(1);
+    const killedOnes = [...records.keys()].filter((id) => !answered.includes(id));
+    if (which !== 1) expect(killedOnes.map((id) => records.get(id)!.recovered)).toEqual([true]);
     // Its model and provider, as its charge's journal line named them (before: "unknown", and no provider).
     for (const d of recovered) expect([d.model, String(d.provider_name).startsWith('local-')], d.id as string).toEqual([ASKS[which]!.body.model, true]);
     const again = await afterRestart(state);

@@ -59,9 +59,15 @@ async function askAndWaitForItsConnectionToClose(): Promise<void> {
   await closed;
 }
 
+/** The most connections asked for, until the gateway ends one before the upstream does. */
+const ROUNDS = 8;
+
 it('keeps an origin\'s idle connections half as long once its upstream closed one first', async () => {
-  await askAndWaitForItsConnectionToClose();
-  await askAndWaitForItsConnectionToClose();
-  // Before: the upstream closed both (1 s kept against its 900 ms), and would go on closing every one.
-  expect(endedBy).toEqual(['upstream', 'gateway']);
+  for (let i = 0; i < ROUNDS && !endedBy.includes('gateway'); i++) await askAndWaitForItsConnectionToClose();
+  // Before: the upstream closed every one (1 s kept against its 900 ms, whose timer starts first), and would go on
+  // closing them. Now it closes the first, and the gateway keeps the next 500 ms from when it has read the answer: a
+  // machine that stalls that read by 400 ms lets the upstream close it first again, and the gateway halves again (250,
+  // 125, then 100 ms, 800 ms before the upstream). So the gateway closes first in any round after the first.
+  expect(endedBy[0]).toBe('upstream');
+  expect(endedBy).toContain('gateway');
 });
