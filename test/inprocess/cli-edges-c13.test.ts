@@ -1,0 +1,20 @@
+import { expect, it } from 'vitest';
+import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+
+// Session 65's edges of the CLI a user meets (task c13).
+let t: CliEnv;
+const run = cliEnvPerFile((env) => (t = env));
+
+it('a command that sends no chat model neither checks nor names the default one', async () => {
+  expect((await run(['config', 'set', 'model', 'local/judge', '--profile', 'chatty'])).code).toBe(0);
+  const env = { ROUTER_STATE_DIR: `${t.dir}/state-chatty`, ROUTER_MANAGEMENT_KEY: t.managementKey };
+  // Was: "note: the environment goes before profile "chatty" for model (ROUTER_MODEL) …" of credits and models.
+  expect(await run(['--profile', 'chatty', 'credits'], { ...env, ROUTER_MODEL: 'local/echo' })).toMatchObject({ code: 0, stderr: '' });
+  expect(await run(['--profile', 'chatty', 'models'], { ...env, ROUTER_MODEL: 'local/echo' })).toMatchObject({ code: 0, stderr: '' });
+  // Was: exit 2, "ROUTER_MODEL must look like <author>/<slug> …", of a command that never sends it.
+  expect(await run(['--profile', 'chatty', 'credits'], { ...env, ROUTER_MODEL: 'stale' })).toMatchObject({ code: 0, stderr: '' });
+  // A chat still reads, checks and names it.
+  expect((await run(['--profile', 'chatty', 'chat', 'hi'], { ...env, ROUTER_MODEL: 'stale' })).stderr).toMatch(/^error: ROUTER_MODEL must look like/);
+  const chat = await run(['--profile', 'chatty', 'chat', 'hi'], { ...env, ROUTER_MODEL: 'local/echo' });
+  expect(chat).toMatchObject({ code: 0, stdout: 'hi\n', stderr: 'note: the environment goes before profile "chatty" for model (ROUTER_MODEL): unset it to use the profile\'s\n' });
+});
