@@ -18,3 +18,13 @@ it('a command that sends no chat model neither checks nor names the default one'
   const chat = await run(['--profile', 'chatty', 'chat', 'hi'], { ...env, ROUTER_MODEL: 'local/echo' });
   expect(chat).toMatchObject({ code: 0, stdout: 'hi\n', stderr: 'note: the environment goes before profile "chatty" for model (ROUTER_MODEL): unset it to use the profile\'s\n' });
 });
+
+it('router api: what a POST made is named after a failure when its answer is over 1 MiB too', async () => {
+  const body = (n: number) => JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content: 'x'.repeat(n) }] });
+  for (const size of [1000, 1_200_000]) {
+    const r = await run(['api', 'POST', '/v1/chat/completions', '--input', '-', '--jq', 'error("boom")'], {}, body(size));
+    expect(r.code).not.toBe(0);
+    // Was, for the 1.2 MB answer: "error: --jq: boom" alone, the completion made and its id lost.
+    expect(r.stderr).toMatch(/^error: --jq: boom\nPOST \/v1\/chat\/completions made chat\.completion gen-\S+\n$/);
+  }
+});
