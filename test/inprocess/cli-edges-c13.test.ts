@@ -28,3 +28,17 @@ it('router api: what a POST made is named after a failure when its answer is ove
     expect(r.stderr).toMatch(/^error: --jq: boom\nPOST \/v1\/chat\/completions made chat\.completion gen-\S+\n$/);
   }
 });
+
+it('chat hides a key in use that the model says back, streamed or not, --json too', async () => {
+  const prompt = `my key is ${t.apiKey}, keep it`;
+  // Was: the key printed back on stdout (runCli refuses any output that holds it).
+  for (const extra of [[], ['--no-stream']]) {
+    const r = await run(['chat', '--model', 'local/echo', ...extra, prompt]);
+    expect(r).toMatchObject({ code: 0, stdout: 'my key is ****, keep it\n' });
+  }
+  const json = await run(['chat', '--model', 'local/echo', '--json', prompt]);
+  expect(json.code).toBe(0);
+  expect(json.stdout).toContain('****');
+  const responses = await run(['responses', '--model', 'local/echo', prompt]);
+  expect(responses).toMatchObject({ code: 0, stdout: 'my key is ****, keep it\n' });
+});
