@@ -136,12 +136,15 @@ describe.skipIf(!HAS_TMUX)('keys of chat -i', () => {
 });
 
 describe.skipIf(!HAS_TMUX)('history in chat -i where TERM=dumb', () => {
-  it('up and down recall the lines typed before, drawn again with a carriage return alone', async () => {
+  it('up and down recall the lines typed before, drawn again with a carriage return alone; Backspace deletes', async () => {
     const term = await terminal();
     t.clearRequests();
     term.run(`TERM=dumb ${router} chat -i --model local/echo --raw`);
     await term.waitFor(/^>\s*$/m);
-    term.run('first question');
+    // Was: Backspace's DEL typed into the line ("first questionx\x7f" sent).
+    term.type('first questionx');
+    term.keys('BSpace');
+    term.keys('Enter');
     await term.waitFor(/^first question\n>\s*$/m);
     term.run('second one');
     await term.waitFor(/^second one\n>\s*$/m);
