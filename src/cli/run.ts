@@ -8,7 +8,7 @@ import { CliError, EXIT, usage } from './exit-codes.js';
 import { utf8Text } from './io/utf8.js';
 import { rootKey } from '../internal/api-root.js';
 import { dieOfSigintAtExit, stopOnSigint, stopOnSigterm, terminated } from './signals.js';
-import { overriddenInUse } from './flags/overridden-in-use.js';
+import { overriddenInUse, readsDefaultModel } from './flags/overridden-in-use.js';
 
 /** What a run of `router` gets from outside: streams, environment, arguments; tests pass their own. */
 export interface Runtime {
@@ -97,7 +97,9 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       const s = await resolved;
       // No note that the environment goes before the profile for a setting not used either. A model without a slash may be an alias.
       const overridden = overriddenInUse(s.overridden, cmd, !!commandModel);
-      const all = { ...s, ...(commandModel ? { model: commandModel.model, from: { ...s.from, model: commandModel.from } } : {}), overridden };
+      // A default model the command never sends is neither checked nor named (a stale ROUTER_MODEL does not stop `router credits`).
+      const unread = !commandModel && !readsDefaultModel(cmd) ? { model: undefined, from: { ...s.from, model: undefined } } : {};
+      const all = { ...s, ...unread, ...(commandModel ? { model: commandModel.model, from: { ...s.from, model: commandModel.from } } : {}), overridden };
       return [all.model, all.speechModel, all.embedModel].every((m) => m?.includes('/') ?? true) ? all : (await import('./flags/model-alias.js')).settingsWithAliases(all, io.env);
     };
     const useCommandModel = (conversation?: { id: string; model?: string }) => {

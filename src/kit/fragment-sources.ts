@@ -10,12 +10,13 @@ import { ConnectionError, RouterError, TimeoutError } from '../client/errors.js'
 import { bodyError } from '../client/connection-errors.js';
 import { proxyFromEnv } from '../config/proxy.js';
 import { readLocalFile } from '../internal/local-file.js';
+import { childSignal } from '../internal/abort-fanout.js';
 import { describeCode } from '../internal/system-errors.js';
 import { FragmentError } from './errors.js';
 import { MAX_FRAGMENT_BYTES, unkeptFragment, type Fragment, type FragmentStore } from './fragments.js';
 
 export interface FragmentSourceOptions {
-  /** Each wait of a URL's fetch: to connect, for the answer, for each next piece (default 30 s). */
+  /** The whole fetch of a URL: redirects, retries and every piece of a server that trickles (default 30 s). */
   timeoutMs?: number;
   /** Retries of a URL that refused the connection or answered 429 or 503 (default 2); one that stalls is not asked again. */
   maxRetries?: number;
@@ -28,7 +29,7 @@ export interface FragmentSourceOptions {
 
 const MAX_REDIRECTS = 5;
 
-/** Each wait of a URL's fetch by default: a page that has not answered in 30 s is not worth a prompt's wait. */
+/** A URL's whole fetch by default: a page not read in 30 s is not worth a prompt's wait. */
 export const FRAGMENT_TIMEOUT_MS = 30_000;
 
 export const isFragmentUrl = (ref: string) => /^https?:\/\//i.test(ref);
@@ -66,18 +67,33 @@ export async function readFragment(ref: string, store: FragmentStore, opts: Frag
 
 const tooLarge = (source: string, max = MAX_FRAGMENT_BYTES) => new FragmentError('too_large', source, `larger than ${max.toLocaleString('en-US')} bytes, the most a fragment holds`);
 
-/** A URL's text: GET without the service's key (a client of its own), redirects followed (at most 5), within the size. */
+/**
+ * A URL's text: GET without the service's key (a client of its own), redirects followed (at most 5), within the
+ * size and within `timeoutMs` as a whole (a server trickling a byte a second would otherwise take hours).
+ */
 export async function fetchFragment(url: string, opts: FragmentSourceOptions = {}): Promise<string> {
+  const timeoutMs = opts.timeoutMs ?? FRAGMENT_TIMEOUT_MS;
+  const whole = childSignal(opts.signal ?? new AbortController().signal, timeoutMs);
+  try {
+    return await fetchWithin(url, { ...opts, signal: whole.signal }, timeoutMs);
+  } catch (err) {
+    if (!whole.timedOut() && !(err instanceof TimeoutError) && !(err instanceof FragmentError && err.cause instanceof TimeoutError)) throw err;
+    throw new FragmentError('fetch_failed', url, `timed out: not fetched within ${seconds(timeoutMs)}`, new TimeoutError(`not fetched within ${seconds(timeoutMs)}`, { cause: err }));
+  } finally {
+    whole.done();
+  }
+}
+
+async function fetchWithin(url: string, opts: FragmentSourceOptions & { signal: AbortSignal }, timeoutMs: number): Promise<string> {
   const max = opts.maxBytes ?? MAX_FRAGMENT_BYTES;
   let at = url;
   for (let hop = 0; ; hop++) {
     const target = new URL(at);
-    const timeoutMs = opts.timeoutMs ?? FRAGMENT_TIMEOUT_MS;
     const core = new HttpCore({ keyless: true, apiRoot: target.origin, timeoutMs, maxRetries: opts.maxRetries ?? 2, proxy: proxyFromEnv(opts.env ?? process.env, target.origin) });
     try {
       // A server that stalls would stall again: only what it cannot have answered (refused, 429, 503) is asked again.
       const res = await core.send({ method: 'GET', path: '', url: at, anyStatus: true, signal: opts.signal, accept: '*/*', retry: 'unaccepted' }).catch((err: unknown) => {
-        throw new FragmentError('fetch_failed', url, err instanceof ConnectionError || err instanceof RouterError ? `${err.message}${waited(err, timeoutMs)}` : String(err), err);
+        throw new FragmentError('fetch_failed', url, err instanceof ConnectionError || err instanceof RouterError ? err.message : String(err), err);
       });
       const location = [res.headers.location].flat()[0];
       if (res.status >= 300 && res.status < 400 && location) {
@@ -111,7 +127,7 @@ export async function fetchFragment(url: string, opts: FragmentSourceOptions = {
         if (err instanceof FragmentError) throw err;
         // undici's own words ("Body Timeout Error", "other side closed") as the service's answers word them.
         const said = bodyError(err, at);
-        throw new FragmentError('fetch_failed', url, `${said.message}${waited(said, timeoutMs)}`, said);
+        throw new FragmentError('fetch_failed', url, said.message, said);
       }
       return fragmentText(Buffer.concat(pieces, size), url);
     } finally {
@@ -120,5 +136,4 @@ export async function fetchFragment(url: string, opts: FragmentSourceOptions = {
   }
 }
 
-/** How long a timed-out wait was: said, as it is the fetch's own (not the service's --timeout). */
-const waited = (err: unknown, timeoutMs: number) => (err instanceof TimeoutError ? ` (${timeoutMs >= 1000 ? `${Number((timeoutMs / 1000).toFixed(3))}s` : `${timeoutMs}ms`} a wait)` : '');
+const seconds = (ms: number) => (ms >= 1000 ? `${Number((ms / 1000).toFixed(3))}s` : `${ms}ms`);

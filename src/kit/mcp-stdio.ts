@@ -93,10 +93,27 @@ export class GroupStdioTransport implements Transport {
     }
   }
 
+  /** Settles once the message is taken; fails if the server ends first (it would never drain: a send without end). */
   send(message: JSONRPCMessage): Promise<void> {
-    const stdin = this.child?.stdin;
-    if (!stdin?.writable) return Promise.reject(new Error('Not connected'));
-    return new Promise((resolve) => (stdin.write(`${JSON.stringify(message)}\n`) ? resolve() : stdin.once('drain', resolve)));
+    const child = this.child;
+    const stdin = child?.stdin;
+    if (!child || !stdin?.writable || child.exitCode !== null || child.signalCode !== null) return Promise.reject(new Error('Not connected'));
+    if (stdin.write(`${JSON.stringify(message)}\n`)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const settle = (err?: Error) => {
+        stdin.off('drain', drained);
+        stdin.off('close', ended);
+        child.off('exit', ended);
+        if (err) reject(err);
+        else resolve();
+      };
+      const drained = () => settle();
+      // Its stdin closed (it died: EPIPE), or its first process ended while another of its group holds the pipe unread.
+      const ended = () => settle(new Error('the MCP server ended before it read the whole message'));
+      stdin.once('drain', drained);
+      stdin.once('close', ended);
+      child.once('exit', ended);
+    });
   }
 
   /**

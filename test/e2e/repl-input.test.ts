@@ -135,6 +135,32 @@ describe.skipIf(!HAS_TMUX)('keys of chat -i', () => {
   });
 });
 
+describe.skipIf(!HAS_TMUX)('history in chat -i where TERM=dumb', () => {
+  it('up and down recall the lines typed before, drawn again with a carriage return alone; Backspace deletes', async () => {
+    const term = await terminal();
+    t.clearRequests();
+    term.run(`TERM=dumb ${router} chat -i --model local/echo --raw`);
+    await term.waitFor(/^>\s*$/m);
+    // Was: Backspace's DEL typed into the line ("first questionx\x7f" sent).
+    term.type('first questionx');
+    term.keys('BSpace');
+    term.keys('Enter');
+    await term.waitFor(/^first question\n>\s*$/m);
+    term.run('second one');
+    await term.waitFor(/^second one\n>\s*$/m);
+    // Was: no history (readline's minimal mode): Up did nothing, and Enter sent nothing.
+    term.keys('Up');
+    term.keys('Up');
+    term.keys('Down');
+    term.keys('Up');
+    term.keys('Enter');
+    await term.waitFor(/^first question\n>\s*$/m);
+    expect(sent()).toEqual(['first question', 'second one', 'first question']);
+    term.run('/exit');
+    expect(await term.lastExit()).toBe(0);
+  });
+});
+
 describe.skipIf(!HAS_TMUX)('reasoning in chat -i', () => {
   it('--show-reasoning shows each turn\'s reasoning (dimmed, on stderr) before its answer', async () => {
     const term = await terminal();

@@ -19,6 +19,14 @@ beforeAll(async () => {
   web = createServer((req, res) => {
     asked.push(req.url!);
     if (req.url === '/stall') return; // never answers
+    if (req.url === '/trickle') {
+      // A byte each 100 ms, 40 of them: no wait is long, the whole is 4 s.
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      let left = 40;
+      const each = setInterval(() => (--left ? res.write('x') : (clearInterval(each), res.end('x'))), 100);
+      res.on('close', () => clearInterval(each));
+      return;
+    }
     res.writeHead(404).end();
   });
   await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
@@ -74,14 +82,24 @@ describe('chat -f edges', () => {
     expect(keptFragments(u.state)).toHaveLength(1);
   });
 
-  it('a URL that stalls is asked once (a stall is not retried) and the wait is named', async () => {
+  it('a URL that stalls is asked once (a stall is not retried) and the flag that bounds it is named', async () => {
     const u = user();
     asked.length = 0;
     t.clearRequests();
     const r = await u.run(['--timeout', '300ms', 'chat', '-f', `${webRoot}/stall`, 'hi', '--model', 'local/echo']);
     expect(r.code).toBe(8);
-    expect(r.stderr).toMatch(/^error: fragment .*\/stall: timed out .*\(300ms a wait\)\n$/);
+    expect(r.stderr).toBe(`error: fragment ${webRoot}/stall: timed out: not fetched within 300ms (--timeout, which bounds the whole fetch of a fragment URL)\n`);
     expect(asked).toEqual(['/stall']);
+    expect(chatBodies()).toHaveLength(0);
+  });
+
+  it('--timeout bounds the whole fetch of a URL that trickles, not each wait', async () => {
+    const u = user();
+    t.clearRequests();
+    const r = await u.run(['--timeout', '300ms', 'chat', '-f', `${webRoot}/trickle`, 'hi', '--model', 'local/echo']);
+    // Was: each 100 ms wait within 300 ms, so the 4 s page was read whole (a slower one, for hours).
+    expect(r).toMatchObject({ code: 8, stdout: '' });
+    expect(r.stderr).toBe(`error: fragment ${webRoot}/trickle: timed out: not fetched within 300ms (--timeout, which bounds the whole fetch of a fragment URL)\n`);
     expect(chatBodies()).toHaveLength(0);
   });
 });

@@ -16,16 +16,16 @@ import { waitingSpinner } from '../io/spinner.js';
 type FetchFlags = { timeout?: number; maxRetries?: number };
 
 /**
- * A fragment by URL, alias, hash or file, not kept yet. A URL is fetched within --timeout (default 30 s a wait, not
- * the service's 120), a spinner on a terminal saying what it waits for; a stall names the flag that waits longer.
+ * A fragment by URL, alias, hash or file, not kept yet. A URL is fetched whole within --timeout (default 30 s, not
+ * the service's 120 s a wait), a spinner on a terminal saying what it waits for; a timeout names the flag.
  */
 export async function fragmentFrom(ref: string, store: FragmentStore, io: IO, flags: FetchFlags, signal = io.interrupt): Promise<Fragment> {
   const url = isFragmentUrl(ref);
-  const stop = url ? waitingSpinner(io, `fetching ${ref} (up to ${flags.timeout ?? FRAGMENT_TIMEOUT_MS / 1000}s a wait)`) : () => {};
+  const stop = url ? waitingSpinner(io, `fetching ${ref} (up to ${flags.timeout ?? FRAGMENT_TIMEOUT_MS / 1000}s)`) : () => {};
   try {
     return await readFragment(ref, store, { env: io.env, signal, timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000, maxRetries: flags.maxRetries });
   } catch (err) {
-    if (err instanceof FragmentError && err.cause instanceof TimeoutError && flags.timeout === undefined) err.message += '; --timeout 2m waits longer';
+    if (err instanceof FragmentError && err.cause instanceof TimeoutError) err.message += flags.timeout === undefined ? ' (the default); --timeout 2m waits longer' : ' (--timeout, which bounds the whole fetch of a fragment URL)';
     throw err;
   } finally {
     stop();

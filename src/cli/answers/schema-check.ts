@@ -95,7 +95,7 @@ function printAsReceived(io: IO, text: string): void {
       return;
     }
   }
-  io.out(text.endsWith('\n') ? text : `${text}\n`);
+  io.out(io.redact(text.endsWith('\n') ? text : `${text}\n`));
 }
 
 /**

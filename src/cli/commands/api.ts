@@ -9,6 +9,7 @@ import { defineCommand } from '../define.js';
 import type { FlagValues } from '../flags/flags.js';
 import { utf8Text } from '../io/utf8.js';
 import { didYouMean } from '../../internal/did-you-mean.js';
+import { topLevelSpan } from '../../internal/json-span.js';
 import { blankInput, onlyBlanks } from '../../internal/blank.js';
 import { collect } from '../flags/options.js';
 import { refusedKeyHint } from '../context.js';
@@ -196,7 +197,7 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
         if (more) await pour(io, head, answer, true);
         return failWith(ctx, `${method} ${new URL(client.core.url(pathOnly, 'root')).pathname}`, res.status, more ? '' : head.toString('utf8'), res.status === 401 ? (headers.authorization !== undefined ? ' (the Authorization header given with -H)' : refusedKeyHint(settings, { management })) : rootTwiceHint(res.status, pathOnly, client.core.apiRoot));
       }
-      if (method !== 'GET' && !more) recordMade(ctx, method, pathOnly, head);
+      if (method !== 'GET') recordMade(ctx, method, pathOnly, head);
       const json = /json/.test(String(res.headers['content-type'] ?? ''));
       // Printed as it comes (bounded memory: a 64 MiB answer is never held whole), unless it is to be read as JSON.
       if (!opts.paginate && opts.jq === undefined && !(json && io.stdoutTTY)) return await pour(io, head, answer, json);
@@ -254,18 +255,27 @@ function parse(text: string): unknown {
   }
 }
 
-/** What a call made (a batch, a response), named by the error line if its answer cannot be printed. */
-function recordMade(ctx: RunContext<ApiOpts>, method: string, path: string, bytes: Buffer): void {
-  if (bytes.length > 1024 * 1024 || bytes[0] !== 0x7b /* { */) return;
-  let answer: { id?: unknown; object?: unknown };
+/**
+ * What a call made (a batch, a response), named by the error line if its answer cannot be printed. Read from the
+ * answer's first MiB, its top-level "id" and "object" found without parsing the rest: an answer of 60 MiB is
+ * never held for it, and the service puts them first.
+ */
+function recordMade(ctx: RunContext<ApiOpts>, method: string, path: string, head: Buffer): void {
+  const id = topLevelString(head, 'id');
+  if (id === undefined) return;
+  const object = topLevelString(head, 'object');
+  ctx.io.made(`${method} ${path} made ${object === undefined ? '' : `${object} `}${id}`);
+}
+
+/** A top-level string member of JSON bytes that may be cut short: undefined unless its value came whole. */
+function topLevelString(bytes: Buffer, key: string): string | undefined {
   try {
-    answer = JSON.parse(bytes.toString('utf8')) as typeof answer;
+    const span = topLevelSpan(bytes, key);
+    const value: unknown = span && JSON.parse(bytes.toString('utf8', span[0], span[1]));
+    return typeof value === 'string' ? value : undefined;
   } catch {
-    return;
+    return undefined;
   }
-  if (typeof answer.id !== 'string') return;
-  const what = typeof answer.object === 'string' ? `${answer.object} ` : '';
-  ctx.io.made(`${method} ${path} made ${what}${answer.id}`);
 }
 
 /** JSON is printed as JSON (pretty on a terminal, through --jq when given); anything else byte for byte. */

@@ -5,6 +5,7 @@ import type { GLOBAL_FLAGS } from '../flags/global-flags.js';
 import { visible } from '../../internal/visible.js';
 import { switchOn } from '../../internal/env-switch.js';
 import { JqQueue } from './jq-queue.js';
+import { redactText } from '../../internal/redact-text.js';
 
 /** The shortest time between two writes of streamed text to stdout (a person sees no delay under ~15 ms). */
 const STREAM_WRITE_GAP_MS = 10;
@@ -121,9 +122,15 @@ export class IO {
   }
 
   redact(text: string): string {
-    let out = text;
-    for (const s of this.secrets) out = out.split(s).join('****');
-    return out;
+    return redactText(text, this.secrets);
+  }
+
+  /** A value to print as JSON, with any secret in its strings redacted (an answer that says a key back). */
+  redactJson<T>(value: T): T {
+    if (!this.secrets.length) return value;
+    const text = JSON.stringify(value);
+    const shown = this.redact(text);
+    return shown === text ? value : (JSON.parse(shown) as T);
   }
 
   /** Width of the terminal on stdout, or undefined when stdout is not one. */

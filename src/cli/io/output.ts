@@ -2,6 +2,7 @@ import type { IO } from './io.js';
 import type { FencedCode } from './fenced-code.js';
 import { costText } from '../../internal/round-cost.js';
 import { nounFor } from '../../internal/counted.js';
+import { redactedPieces } from '../../internal/redact-text.js';
 import { CliError, EXIT } from '../exit-codes.js';
 
 /** Tokens and the cost the service reported, whatever the operation calls them. */
@@ -66,6 +67,8 @@ type ShownOpts = { raw?: boolean; json?: boolean; extract?: boolean; extractLast
 
 /** Streamed text as stdout shows it: rendered on a terminal, else exactly as received; with --extract, only its code block, as written. */
 export async function shownPieces(io: IO, pieces: AsyncIterable<string>, opts: ShownOpts, cut: () => boolean = () => false): Promise<AsyncIterable<string>> {
+  // A key in use that the model says back (an echo of a prompt that held it) is hidden, as router api hides it.
+  if (io.secrets.length) pieces = redactedPieces(pieces, io.secrets);
   if (extracts(opts)) return (await import('./fenced-code.js')).extractedPieces(pieces, !!opts.extractLast, (block) => sayExtracted(io, opts, block, cut()), cut);
   if (!rendersMarkdown(io, opts)) return pieces;
   return (await import('../markdown/index.js')).renderPieces(io, pieces);
@@ -73,6 +76,7 @@ export async function shownPieces(io: IO, pieces: AsyncIterable<string>, opts: S
 
 /** A whole answer as stdout shows it (see shownPieces). */
 export async function shownText(io: IO, text: string, opts: ShownOpts, cut = false): Promise<string> {
+  text = io.redact(text);
   if (extracts(opts)) {
     const { fencedCode, shownCode } = await import('./fenced-code.js');
     const block = fencedCode(text, !!opts.extractLast);

@@ -191,7 +191,7 @@ async function completeChat(io: IO, client: RouterClient, req: ChatCompletionReq
   const reasoning = reasoningPrinter(io, opts);
   reasoning.write(message.reasoning ?? '');
   reasoning.end();
-  if (opts.json) io.json(completion);
+  if (opts.json) io.json(io.redactJson(completion));
   else if (!opts.schema && (text || (!failure && !message.tool_calls))) {
     const shown = await shownText(io, text, opts, completion.choices[0]?.finish_reason === 'length');
     // With --extract, nothing to show is no line (a cut block held back, an empty one).

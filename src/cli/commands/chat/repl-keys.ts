@@ -1,6 +1,7 @@
 /** The terminal's keys in `chat -i`: a readline for each message, and keys swallowed while an answer streams. */
 import { createInterface } from 'node:readline';
 import type { IO } from '../../io/io.js';
+import { dumbHistory } from './repl-dumb-history.js';
 
 /**
  * A message typed (its lines joined by newlines), or the prompt's end: `typed` holds the text of a
@@ -45,6 +46,7 @@ export function ask(io: IO, p: Prompting, signal: AbortSignal): Promise<Asked> {
     const { history, historySize, fresh } = p;
     // readline adds every line it reads to the array it is given: a copy, so that a paste's lines stay out of ours.
     const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true, history: [...history], historySize, prompt: '> ' });
+    dumbHistory(rl, history, io.stderr);
     // Only on a stream that is a terminal itself (not one a test says is): the sequences mean nothing elsewhere.
     const bracketed = !!io.stderr.isTTY && io.env.TERM !== 'dumb';
     const parts: string[] = [];

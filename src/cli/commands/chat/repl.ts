@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import type { ChatMessage } from '../../../client/types.js';
 import { isModelId, MODEL_ID_SYNTAX } from '../../../client/facts.js';
 import { deltaText } from '../../../client/resources/chat.js';
+import { TextRedactor } from '../../../internal/redact-text.js';
 import { interrupted, type RunContext } from '../../run.js';
 import { keepConversation, openConversation } from './conversation.js';
 import { buildChatRequest, type ChatOptions } from './request.js';
@@ -198,6 +199,9 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>, role?: import
       // An answer stopped once begun is charged for what was generated: kept in the ledger by its id, without a cost.
       let stopped: (() => void) | undefined;
       const md = await more.answerRenderer(io, opts);
+      // A key in use that the model says back is hidden, split across pieces too (as a one-shot chat's).
+      const hide = new TextRedactor(io.secrets);
+      const show = (text: string) => text && io.out(md ? md.push(text) : text);
       const reasoning = (await import('../../answers/request-extras.js')).reasoningPrinter(io, opts);
       const req = buildChatRequest([...c.history], opts, c.model);
       const stopWaiting = waitingSpinner(io, waitingFor(req.model ?? req.models?.[0]));
@@ -213,7 +217,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>, role?: import
         const print = (piece: string) => {
           reasoning.end();
           answer += piece;
-          io.out(md ? md.push(piece) : piece);
+          show(hide.push(piece));
         };
         const log = (used: Record<string, unknown> | undefined, id: string | undefined, model?: string) => {
           answered ??= model;
@@ -245,6 +249,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>, role?: import
           log(used, id);
         }
         reasoning.end();
+        show(hide.end());
         io.out(md ? md.end() || '\n' : '\n');
         noteReplDefault(io, req.model ?? req.models?.[0], answered);
         const by = answered ?? req.model;
@@ -273,6 +278,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>, role?: import
         if (!refused) c.attached.unshift(...extras.attachments);
         c.fragments.user.unshift(...extras.fragments);
         c.history.splice(c.history.lastIndexOf(user));
+        show(hide.end());
         if (md) io.out(md.end());
         else if (answer) io.out('\n');
         if (signal.aborted) throw err;

@@ -172,7 +172,7 @@ async function createResponse(io: IO, client: RouterClient, req: ResponsesReques
   const reasoning = reasoningPrinter(io, opts);
   reasoning.write(reasoningSummary(r));
   reasoning.end();
-  if (opts.json) io.json(r);
+  if (opts.json) io.json(io.redactJson(r));
   else if (!opts.schema && (text || (!failure && !functionCalls(r).length))) {
     const shown = await shownText(io, text, opts, cutAtLimit(r));
     // With --extract, nothing to show is no line (a cut block held back, an empty one).

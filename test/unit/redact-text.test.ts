@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { TextRedactor } from '../../src/internal/redact-text.js';
+
+describe('TextRedactor', () => {
+  const key = 'sk-rt-v1-0123456789abcdef';
+  const text = `a ${key} b sk-rt-v1-0123 c ${key}`;
+  it('hides a secret split across two pieces at any point, and holds back only what may begin one', () => {
+    for (let at = 0; at <= text.length; at++) {
+      const hide = new TextRedactor([key]);
+      const shown = hide.push(text.slice(0, at)) + hide.push(text.slice(at)) + hide.end();
+      expect(shown).toBe('a **** b sk-rt-v1-0123 c ****');
+    }
+    const hide = new TextRedactor([key]);
+    expect(hide.push('plain text, nothing held')).toBe('plain text, nothing held');
+    expect(hide.push('then sk-rt')).toBe('then ');
+    expect(hide.end()).toBe('sk-rt');
+  });
+  it('hides a secret given a character a piece', () => {
+    const hide = new TextRedactor([key, 'other-secret-1']);
+    let shown = '';
+    for (const c of `x${key}other-secret-1${key.slice(0, 5)}`) shown += hide.push(c);
+    expect(shown + hide.end()).toBe(`x********${key.slice(0, 5)}`);
+  });
+});
