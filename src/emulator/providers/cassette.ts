@@ -64,15 +64,18 @@ export class CassetteDeck {
 
   /**
    * The take of this request to replay now: each in turn, then the last again. With
-   * `--record-missing`, a last take that is a failure is not repeated: the upstream is asked again
-   * (undefined), and its answer kept as the next take.
+   * `--record-missing`, a last take that is a failure is not repeated, and a failure it kept itself
+   * (`record_missing`) is not replayed at all: the upstream is asked again (undefined), and what it
+   * gives kept as the next take, in place of that failure.
    */
   private next(key: string): Take | undefined {
-    const takes = this.byKey.get(key);
-    if (!takes?.length) return undefined;
+    const all = this.byKey.get(key);
+    if (!all?.length) return undefined;
+    const takes = this.mode === 'replay-record' ? all.filter((t) => !t.cassette.record_missing) : all;
     const n = this.played.get(key) ?? 0;
-    if (this.mode === 'replay-record' && n >= takes.length && failed(takes.at(-1)!.cassette)) {
-      this.recorded.set(key, Math.max(this.recorded.get(key) ?? 0, Math.max(...takes.map((t) => t.cassette.take ?? 1))));
+    if (this.mode === 'replay-record' && n >= takes.length && (!takes.length || failed(takes.at(-1)!.cassette))) {
+      const gap = all.find((t) => this.filledBefore(t));
+      this.recorded.set(key, gap ? (gap.cassette.take ?? 1) - 1 : Math.max(this.recorded.get(key) ?? 0, Math.max(...all.map((t) => t.cassette.take ?? 1))));
       return undefined;
     }
     this.played.set(key, n + 1);
@@ -130,6 +133,18 @@ export class CassetteDeck {
       this.writes = this.writes.then(() => rm(join(this.dir, file), { force: true }).catch((err: Error) => void process.stderr.write(`record: older cassette ${file} not removed: ${err.message}\n`)));
     }
     return takes.filter((t) => this.written.has(t.file));
+  }
+
+  /** `--record-missing`: whether a take is a failure an earlier run of it kept (this run's failures and answers make a retry sequence). */
+  private filledBefore(t: Take): boolean {
+    return this.mode === 'replay-record' && !!t.cassette.record_missing && !this.written.has(t.file);
+  }
+
+  /** filledBefore(), and then the take is let go: this run's new take replaces it (its file removed, unless written over). */
+  private filled(t: Take): boolean {
+    if (!this.filledBefore(t)) return false;
+    this.writes = this.writes.then(() => rm(join(this.dir, t.file), { force: true }).catch((err: Error) => void process.stderr.write(`record: cassette ${t.file} not removed: ${err.message}\n`)));
+    return true;
   }
 
   /** Whether this request's next cassette would replace an older recording of it (`--record`, its first of this run). */
@@ -222,7 +237,7 @@ export class CassetteDeck {
       // first takes the older take 1's file, so a run killed between would leave it alone in place of
       // the older answer; the other way round, the answer (the newest run's) is replayed.
       for (const held of this.failuresHeld.get(key)?.splice(0) ?? []) held();
-      this.byKey.set(key, [...this.renew(key).filter((t) => t.file !== file), { file, cassette }].sort(inOrder));
+      this.byKey.set(key, [...this.renew(key).filter((t) => t.file !== file && !this.filled(t)), { file, cassette }].sort(inOrder));
       // `--record-missing`: a take this run asked for was its answer, not one to replay back to it.
       if (this.mode === 'replay-record') this.played.set(key, this.byKey.get(key)!.length);
     };
@@ -246,6 +261,7 @@ export class CassetteDeck {
         const { cassette, save } = this.blank(live, req, key, endpoint, { status: err.status ?? 0, headers: {} }, started);
         cassette.response.after_ms = Date.now() - started;
         cassette.response.failure = { reason: err.reason, message: err.message, ...(err.retryAfter === undefined ? {} : { retry_after: err.retryAfter }) };
+        if (this.mode === 'replay-record') cassette.record_missing = true;
         if (this.replacing(key)) this.failuresHeld.set(key, [...(this.failuresHeld.get(key) ?? []), save]);
         else save();
       }
