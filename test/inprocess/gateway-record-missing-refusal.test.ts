@@ -50,13 +50,15 @@ async function run<T>(name: string, mode: 'replay' | 'replay-record', use: (e: E
 
 const ask = async (e: Emulator) => {
   const res = await fetch(`${e.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${e.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(BODY) });
-  return { status: res.status, body: (await res.json()) as { choices?: { message: { content: string } }[] } };
+  return { status: res.status, body: (await res.json()) as { choices?: { message: { content: string } }[]; error?: { message: string } } };
 };
 
 describe('a refusal --record-missing kept', () => {
   it('is asked again by the next --record-missing run, and replaced by the answer that comes', async () => {
     expect((await run('first', 'replay-record', ask)).status).toBe(502);
     expect(takes().map((c) => [c.take ?? 1, c.response.status, c.record_missing])).toEqual([[1, 401, true]]);
+    // Replayed, it says what to do: no file to delete.
+    expect((await run('replayed', 'replay', ask)).body.error!.message).toContain('run router serve --record-missing: it asks again');
 
     // The key taken now: asked again at once (before, the 401 was replayed first), the answer in the refusal's place.
     const before = up.seen.length;

@@ -84,7 +84,7 @@ export class CassetteDeck {
 
   /** A failure take replayed: a 401's or 403's words name its file and the key to check (cassette-replay.ts). */
   private failAgain(live: Live, { file, cassette }: Take, req: UpstreamChat): Promise<never> {
-    return failAgain(cassette, this.timing, req.signal, this.stopping, recordedRefusalHint(live.name, live.keyEnv, join(this.dir, file)));
+    return failAgain(cassette, this.timing, req.signal, this.stopping, recordedRefusalHint(live.name, live.keyEnv, join(this.dir, file), cassette.record_missing));
   }
 
   /** Resolves once every cassette kept so far is on disk, those kept while it waits too (the gateway waits for it when it stops). */
