@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ProviderFailure, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
 import { replayAudio, teeAudio } from './cassette-audio.js';
@@ -7,7 +7,7 @@ import { parsed, Stopping, type Cassette } from './cassette-format.js';
 import { failAgain, failed, gone, recordedRefusalHint, replay } from './cassette-replay.js';
 import { visible } from '../../internal/visible.js';
 import { makeDir } from '../../internal/make-dir.js';
-import { differences, inOrder, matchKey, takesByRequest, type Endpoint, type Take } from './cassette-folder.js';
+import { inOrder, matchKey, nearestTake, takesByRequest, writeCassetteFile, type Endpoint, type Take } from './cassette-folder.js';
 
 export type { Cassette } from './cassette-format.js';
 export { CassetteFileError, lastTakes, ssePayloadsOf } from './cassette-folder.js';
@@ -108,15 +108,7 @@ export class CassetteDeck {
    * fails (a full disk) is said on stderr; the answer it recorded was delivered all the same.
    */
   private write(path: string, text: string): void {
-    this.writes = this.writes.then(async () => {
-      try {
-        await writeFile(`${path}.tmp`, text);
-        await rename(`${path}.tmp`, path);
-      } catch (err) {
-        process.stderr.write(`record: cassette ${path} not written: ${(err as Error).message}\n`);
-        await rm(`${path}.tmp`, { force: true }).catch(() => undefined);
-      }
-    });
+    this.writes = this.writes.then(() => writeCassetteFile(path, text));
   }
 
   /**
@@ -130,9 +122,14 @@ export class CassetteDeck {
     this.renewed.add(key);
     const older = [...takes, ...(this.stale.get(key) ?? [])].filter((t) => !this.written.has(t.file));
     for (const { file } of older) {
-      this.writes = this.writes.then(() => rm(join(this.dir, file), { force: true }).catch((err: Error) => void process.stderr.write(`record: older cassette ${file} not removed: ${err.message}\n`)));
+      this.remove(file, 'older cassette');
     }
     return takes.filter((t) => this.written.has(t.file));
+  }
+
+  /** A cassette file removed, in turn with the writes. */
+  private remove(file: string, what: string): void {
+    this.writes = this.writes.then(() => rm(join(this.dir, file), { force: true }).catch((err: Error) => void process.stderr.write(`record: ${what} ${file} not removed: ${err.message}\n`)));
   }
 
   /** `--record-missing`: whether a take is a failure an earlier run of it kept (this run's failures and answers make a retry sequence). */
@@ -140,11 +137,9 @@ export class CassetteDeck {
     return this.mode === 'replay-record' && !!t.cassette.record_missing && !this.written.has(t.file);
   }
 
-  /** filledBefore(), and then the take is let go: this run's new take replaces it (its file removed, unless written over). */
+  /** filledBefore(), the take then let go: this run's new take replaces it (its file removed, unless written over). */
   private filled(t: Take): boolean {
-    if (!this.filledBefore(t)) return false;
-    this.writes = this.writes.then(() => rm(join(this.dir, t.file), { force: true }).catch((err: Error) => void process.stderr.write(`record: cassette ${t.file} not removed: ${err.message}\n`)));
-    return true;
+    return this.filledBefore(t) && (this.remove(t.file, 'cassette'), true);
   }
 
   /** Whether this request's next cassette would replace an older recording of it (`--record`, its first of this run). */
@@ -197,11 +192,7 @@ export class CassetteDeck {
    * on the serve terminal too (stderr, as a cassette not written is), for whoever runs the gateway.
    */
   private miss(provider: string, body: Body): ProviderFailure {
-    let nearest: { file: string; diff: string[] } | undefined;
-    for (const [{ file, cassette }] of this.byKey.values()) {
-      const diff = [...(cassette.provider === provider ? [] : ['provider']), ...differences(cassette.request.body, body)];
-      if (!nearest || diff.length < nearest.diff.length) nearest = { file, diff };
-    }
+    const nearest = nearestTake(this.byKey.values(), provider, body);
     const near = nearest ? `; the nearest is ${join(this.dir, nearest.file)}, which differs in ${nearest.diff.join(', ')}` : `; ${this.dir} holds none`;
     // The way out, for whoever reads it: the gateway's operator, or a caller who runs it too (a CI job).
     const why = `replay: no cassette answers this request to ${provider} (model ${String(body.model)})${near}; router serve --record-missing would ask ${provider} for it and keep its answer`;

@@ -105,15 +105,15 @@ export class OpenAICompatible implements ProviderAdapter {
   readonly responses?: (req: UpstreamChat) => Promise<UpstreamReply>;
   private readonly keyHint: string;
 
-  /** `keys`: every configured provider's key (keyBytes), hidden in what this one answers; its own by default. */
+  /** `keys`: every configured provider's key, hidden in what this one answers (key-scrub.ts); its own by default. */
   constructor(
     private readonly config: ProviderConfig,
-    keys: readonly Buffer[] = keyBytes([config.apiKey]),
+    keys: readonly (string | undefined)[] = [config.apiKey],
   ) {
     this.name = config.name;
     this.keyHint = keyHint(config);
     this.agent = new OriginPools({ ...KEEP_ALIVE, headersTimeout: config.timeoutMs, bodyTimeout: config.timeoutMs, connectTimeout: config.timeoutMs });
-    this.scrubbed = scrubbingKeys(this.agent, keys);
+    this.scrubbed = scrubbingKeys(this.agent, keyBytes(keys));
     if (config.responses) this.responses = (req) => this.post(this.responsesUrl, req, endsResponse);
     const headers = (accept: string): Record<string, string> => ({ 'content-type': 'application/json', accept, 'accept-encoding': 'identity', ...(config.apiKey && { authorization: `Bearer ${config.apiKey}` }) });
     this.headers = { stream: Object.freeze(headers('text/event-stream')), whole: Object.freeze(headers('application/json')) };

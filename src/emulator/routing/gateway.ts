@@ -7,7 +7,6 @@ import { Serialized } from '../http/serialized.js';
 import { DEFAULT_BATCH_CONCURRENCY, type GatewayConfig } from '../providers/config.js';
 import { LocalModels } from '../providers/local.js';
 import { OpenAICompatible } from '../providers/openai-compatible.js';
-import { keyBytes } from '../providers/key-scrub.js';
 import { CassetteDeck, type CassetteMode } from '../providers/cassette.js';
 import type { ProviderAdapter, UpstreamReply } from '../providers/types.js';
 import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
@@ -61,12 +60,11 @@ export class Gateway {
   constructor(opts: GatewayOptions & { estimates?: Map<string, number> }, private readonly estimates = new Estimates(opts.estimates)) {
     const keys = opts.config.providers.map((p) => p.apiKey).filter((k): k is string => !!k && k.length >= 8);
     this.hide = keyHider(keys);
-    const scrubbed = keyBytes(keys);
     this.batchConcurrency = opts.config.batchConcurrency ?? DEFAULT_BATCH_CONCURRENCY;
     const deck = (this.deck = opts.cassettes && new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing));
     if (deck) this.closers.push(() => (deck.stop(), deck.flush()));
     const upstreams: ProviderAdapter[] = opts.config.providers.map((p) => {
-      const live = new OpenAICompatible(p, scrubbed);
+      const live = new OpenAICompatible(p, keys);
       this.closers.push(() => live.close());
       return deck ? deck.wrap(live) : live;
     });
