@@ -1,6 +1,7 @@
 /** A folder of cassettes as files: each request's match key, its takes' order, reading them, and the last take of each. */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Cassette } from './cassette-format.js';
 import { cassetteWrong } from './cassette-shape.js';
@@ -82,4 +83,26 @@ export function takesByRequest(dir: string): { byKey: Map<string, Take[]>; stale
 /** The last take of each request of a folder (what replay answers once the others were), by file name: what --check-drift asks again. */
 export function lastTakes(dir: string): Take[] {
   return [...takesByRequest(dir).byKey.values()].map((takes) => takes.at(-1)!).sort((a, b) => (a.file < b.file ? -1 : 1));
+}
+
+/** The take whose request differs least from `body` to `provider` (the first take of each request), and in what. */
+export function nearestTake(requests: Iterable<Take[]>, provider: string, body: Body): { file: string; diff: string[] } | undefined {
+  let nearest: { file: string; diff: string[] } | undefined;
+  for (const [first] of requests) {
+    if (!first) continue;
+    const diff = [...(first.cassette.provider === provider ? [] : ['provider']), ...differences(first.cassette.request.body, body)];
+    if (!nearest || diff.length < nearest.diff.length) nearest = { file: first.file, diff };
+  }
+  return nearest;
+}
+
+/** A cassette written to `<path>.tmp`, then renamed: whole or absent. A write that fails (a full disk) is said on stderr. */
+export async function writeCassetteFile(path: string, text: string): Promise<void> {
+  try {
+    await writeFile(`${path}.tmp`, text);
+    await rename(`${path}.tmp`, path);
+  } catch (err) {
+    process.stderr.write(`record: cassette ${path} not written: ${(err as Error).message}\n`);
+    await rm(`${path}.tmp`, { force: true }).catch(() => undefined);
+  }
 }

@@ -41,6 +41,12 @@ export interface Cassette {
    * run's only; takes without one (older versions', written by hand) count as the oldest run.
    */
   run?: string;
+  /**
+   * A failure `--record-missing` kept (a refusal, a 503): a gap in the recording, not an answer. A
+   * later `--record-missing` asks the upstream again instead of replaying it, and writes what comes in
+   * its place; `--replay` replays it.
+   */
+  record_missing?: true;
 }
 
 /** The gateway's stop, as replays hear it: a paced replay ends at once with the stop's failure. */

@@ -22,9 +22,11 @@ export const failed = (c: Cassette): boolean => !!c.response.failure || (!c.resp
  * What to check when a replayed take is a provider's 401 or 403: the key refused was the recording
  * run's (a replay sends none), so the file, the provider's `api_key_env` and the way to record it again.
  */
-export function recordedRefusalHint(provider: string, keyEnv: string | undefined, file: string): string {
+export function recordedRefusalHint(provider: string, keyEnv: string | undefined, file: string, byRecordMissing = false): string {
   const key = keyEnv ? `${keyEnv} (its api_key_env)` : 'api_key_env (the file names none for it)';
-  return `replayed from ${file}, recorded when ${provider} refused the key it was sent: once ${key} holds a key it takes, delete that file and run router serve --record-missing to record the request again`;
+  // A refusal --record-missing kept is asked again by its next run, not replayed (cassette.ts).
+  const again = byRecordMissing ? 'run router serve --record-missing: it asks again and keeps the answer in its place' : 'delete that file and run router serve --record-missing to record the request again';
+  return `replayed from ${file}, recorded when ${provider} refused the key it was sent: once ${key} holds a key it takes, ${again}`;
 }
 
 /** A recorded failure, again, when it came (times `timing`): the gateway passes this provider over as it did (or as it would now); `keyHint` said after a 401's or 403's words. */

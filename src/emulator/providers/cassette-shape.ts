@@ -19,6 +19,7 @@ export function cassetteWrong(c: unknown): string | undefined {
   if (c.endpoint !== undefined && !ENDPOINTS.includes(c.endpoint as string)) return `endpoint must be one of ${ENDPOINTS.join(', ')} (absent for chat)`;
   if (c.take !== undefined && !(Number.isInteger(c.take) && (c.take as number) >= 1)) return 'take must be a whole number from 1';
   if (c.run !== undefined && typeof c.run !== 'string') return 'run must be a string';
+  if (c.record_missing !== undefined && c.record_missing !== true) return 'record_missing must be true (or absent)';
   if (!isObj(c.request) || !isObj(c.request.body)) return 'no request body (an object)';
   const r = c.response;
   if (!isObj(r)) return 'no response';

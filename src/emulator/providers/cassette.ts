@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ProviderFailure, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
 import { replayAudio, teeAudio } from './cassette-audio.js';
@@ -7,7 +7,7 @@ import { parsed, Stopping, type Cassette } from './cassette-format.js';
 import { failAgain, failed, gone, recordedRefusalHint, replay } from './cassette-replay.js';
 import { visible } from '../../internal/visible.js';
 import { makeDir } from '../../internal/make-dir.js';
-import { differences, inOrder, matchKey, takesByRequest, type Endpoint, type Take } from './cassette-folder.js';
+import { inOrder, matchKey, nearestTake, takesByRequest, writeCassetteFile, type Endpoint, type Take } from './cassette-folder.js';
 
 export type { Cassette } from './cassette-format.js';
 export { CassetteFileError, lastTakes, ssePayloadsOf } from './cassette-folder.js';
@@ -64,15 +64,18 @@ export class CassetteDeck {
 
   /**
    * The take of this request to replay now: each in turn, then the last again. With
-   * `--record-missing`, a last take that is a failure is not repeated: the upstream is asked again
-   * (undefined), and its answer kept as the next take.
+   * `--record-missing`, a last take that is a failure is not repeated, and a failure it kept itself
+   * (`record_missing`) is not replayed at all: the upstream is asked again (undefined), and what it
+   * gives kept as the next take, in place of that failure.
    */
   private next(key: string): Take | undefined {
-    const takes = this.byKey.get(key);
-    if (!takes?.length) return undefined;
+    const all = this.byKey.get(key);
+    if (!all?.length) return undefined;
+    const takes = this.mode === 'replay-record' ? all.filter((t) => !t.cassette.record_missing) : all;
     const n = this.played.get(key) ?? 0;
-    if (this.mode === 'replay-record' && n >= takes.length && failed(takes.at(-1)!.cassette)) {
-      this.recorded.set(key, Math.max(this.recorded.get(key) ?? 0, Math.max(...takes.map((t) => t.cassette.take ?? 1))));
+    if (this.mode === 'replay-record' && n >= takes.length && (!takes.length || failed(takes.at(-1)!.cassette))) {
+      const gap = all.find((t) => this.filledBefore(t));
+      this.recorded.set(key, gap ? (gap.cassette.take ?? 1) - 1 : Math.max(this.recorded.get(key) ?? 0, Math.max(...all.map((t) => t.cassette.take ?? 1))));
       return undefined;
     }
     this.played.set(key, n + 1);
@@ -81,7 +84,7 @@ export class CassetteDeck {
 
   /** A failure take replayed: a 401's or 403's words name its file and the key to check (cassette-replay.ts). */
   private failAgain(live: Live, { file, cassette }: Take, req: UpstreamChat): Promise<never> {
-    return failAgain(cassette, this.timing, req.signal, this.stopping, recordedRefusalHint(live.name, live.keyEnv, join(this.dir, file)));
+    return failAgain(cassette, this.timing, req.signal, this.stopping, recordedRefusalHint(live.name, live.keyEnv, join(this.dir, file), cassette.record_missing));
   }
 
   /** Resolves once every cassette kept so far is on disk, those kept while it waits too (the gateway waits for it when it stops). */
@@ -105,15 +108,7 @@ export class CassetteDeck {
    * fails (a full disk) is said on stderr; the answer it recorded was delivered all the same.
    */
   private write(path: string, text: string): void {
-    this.writes = this.writes.then(async () => {
-      try {
-        await writeFile(`${path}.tmp`, text);
-        await rename(`${path}.tmp`, path);
-      } catch (err) {
-        process.stderr.write(`record: cassette ${path} not written: ${(err as Error).message}\n`);
-        await rm(`${path}.tmp`, { force: true }).catch(() => undefined);
-      }
-    });
+    this.writes = this.writes.then(() => writeCassetteFile(path, text));
   }
 
   /**
@@ -127,9 +122,24 @@ export class CassetteDeck {
     this.renewed.add(key);
     const older = [...takes, ...(this.stale.get(key) ?? [])].filter((t) => !this.written.has(t.file));
     for (const { file } of older) {
-      this.writes = this.writes.then(() => rm(join(this.dir, file), { force: true }).catch((err: Error) => void process.stderr.write(`record: older cassette ${file} not removed: ${err.message}\n`)));
+      this.remove(file, 'older cassette');
     }
     return takes.filter((t) => this.written.has(t.file));
+  }
+
+  /** A cassette file removed, in turn with the writes. */
+  private remove(file: string, what: string): void {
+    this.writes = this.writes.then(() => rm(join(this.dir, file), { force: true }).catch((err: Error) => void process.stderr.write(`record: ${what} ${file} not removed: ${err.message}\n`)));
+  }
+
+  /** `--record-missing`: whether a take is a failure an earlier run of it kept (this run's failures and answers make a retry sequence). */
+  private filledBefore(t: Take): boolean {
+    return this.mode === 'replay-record' && !!t.cassette.record_missing && !this.written.has(t.file);
+  }
+
+  /** filledBefore(), the take then let go: this run's new take replaces it (its file removed, unless written over). */
+  private filled(t: Take): boolean {
+    return this.filledBefore(t) && (this.remove(t.file, 'cassette'), true);
   }
 
   /** Whether this request's next cassette would replace an older recording of it (`--record`, its first of this run). */
@@ -182,11 +192,7 @@ export class CassetteDeck {
    * on the serve terminal too (stderr, as a cassette not written is), for whoever runs the gateway.
    */
   private miss(provider: string, body: Body): ProviderFailure {
-    let nearest: { file: string; diff: string[] } | undefined;
-    for (const [{ file, cassette }] of this.byKey.values()) {
-      const diff = [...(cassette.provider === provider ? [] : ['provider']), ...differences(cassette.request.body, body)];
-      if (!nearest || diff.length < nearest.diff.length) nearest = { file, diff };
-    }
+    const nearest = nearestTake(this.byKey.values(), provider, body);
     const near = nearest ? `; the nearest is ${join(this.dir, nearest.file)}, which differs in ${nearest.diff.join(', ')}` : `; ${this.dir} holds none`;
     // The way out, for whoever reads it: the gateway's operator, or a caller who runs it too (a CI job).
     const why = `replay: no cassette answers this request to ${provider} (model ${String(body.model)})${near}; router serve --record-missing would ask ${provider} for it and keep its answer`;
@@ -222,7 +228,7 @@ export class CassetteDeck {
       // first takes the older take 1's file, so a run killed between would leave it alone in place of
       // the older answer; the other way round, the answer (the newest run's) is replayed.
       for (const held of this.failuresHeld.get(key)?.splice(0) ?? []) held();
-      this.byKey.set(key, [...this.renew(key).filter((t) => t.file !== file), { file, cassette }].sort(inOrder));
+      this.byKey.set(key, [...this.renew(key).filter((t) => t.file !== file && !this.filled(t)), { file, cassette }].sort(inOrder));
       // `--record-missing`: a take this run asked for was its answer, not one to replay back to it.
       if (this.mode === 'replay-record') this.played.set(key, this.byKey.get(key)!.length);
     };
@@ -246,6 +252,7 @@ export class CassetteDeck {
         const { cassette, save } = this.blank(live, req, key, endpoint, { status: err.status ?? 0, headers: {} }, started);
         cassette.response.after_ms = Date.now() - started;
         cassette.response.failure = { reason: err.reason, message: err.message, ...(err.retryAfter === undefined ? {} : { retry_after: err.retryAfter }) };
+        if (this.mode === 'replay-record') cassette.record_missing = true;
         if (this.replacing(key)) this.failuresHeld.set(key, [...(this.failuresHeld.get(key) ?? []), save]);
         else save();
       }

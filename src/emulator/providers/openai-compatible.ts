@@ -7,6 +7,7 @@ import { ProviderFailure, passesOver, type AudioReply, type ProviderAdapter, typ
 import { firstWords } from '../../internal/first-words.js';
 import { KEEP_ALIVE } from '../../internal/keep-alive.js';
 import { OriginPools } from './origin-pools.js';
+import { keyBytes, scrubbingKeys } from './key-scrub.js';
 
 /** A Responses stream has no [DONE]: it ends with its final event. */
 const endsResponse = (data: string) => data === '[DONE]' || /"type":\s*"(response\.(completed|incomplete|failed)|error)"/.test(data.slice(0, 80));
@@ -96,16 +97,23 @@ function doneAtEnd(agent: Dispatcher, last: () => string, oneChoice: boolean): D
 export class OpenAICompatible implements ProviderAdapter {
   readonly name: string;
   private readonly agent: OriginPools;
+  /** The agent as chat, embeddings and Responses answers come through it: without any provider key (key-scrub.ts). */
+  private readonly scrubbed: Dispatcher;
   /** Each URL posted to, as undici is given it; and the headers of a stream's call and of a whole answer's: made once, not per request. */
   private readonly targets = new Map<string, { origin: string; path: string }>();
   private readonly headers: Record<'stream' | 'whole', Record<string, string>>;
   readonly responses?: (req: UpstreamChat) => Promise<UpstreamReply>;
   private readonly keyHint: string;
 
-  constructor(private readonly config: ProviderConfig) {
+  /** `keys`: every configured provider's key, hidden in what this one answers (key-scrub.ts); its own by default. */
+  constructor(
+    private readonly config: ProviderConfig,
+    keys: readonly (string | undefined)[] = [config.apiKey],
+  ) {
     this.name = config.name;
     this.keyHint = keyHint(config);
     this.agent = new OriginPools({ ...KEEP_ALIVE, headersTimeout: config.timeoutMs, bodyTimeout: config.timeoutMs, connectTimeout: config.timeoutMs });
+    this.scrubbed = scrubbingKeys(this.agent, keyBytes(keys));
     if (config.responses) this.responses = (req) => this.post(this.responsesUrl, req, endsResponse);
     const headers = (accept: string): Record<string, string> => ({ 'content-type': 'application/json', accept, 'accept-encoding': 'identity', ...(config.apiKey && { authorization: `Bearer ${config.apiKey}` }) });
     this.headers = { stream: Object.freeze(headers('text/event-stream')), whole: Object.freeze(headers('application/json')) };
@@ -146,7 +154,7 @@ export class OpenAICompatible implements ProviderAdapter {
     const n = req.body.n;
     let last = '';
     const ends = (data: string) => ((last = data) === '[DONE]');
-    return this.post(this.url, req, ends, doneAtEnd(this.agent, () => last, n === undefined || n === null || n === 1));
+    return this.post(this.url, req, ends, doneAtEnd(this.scrubbed, () => last, n === undefined || n === null || n === 1));
   }
 
   embeddings(req: UpstreamChat): Promise<UpstreamReply> {
@@ -198,7 +206,7 @@ export class OpenAICompatible implements ProviderAdapter {
     return { status: res.statusCode, headers: publicHeaders(res.headers), audio: audio() };
   }
 
-  private post(url: string, { body, stream, signal }: UpstreamChat, ends: (data: string) => boolean = (data) => data === '[DONE]', agent: Dispatcher = this.agent): Promise<UpstreamReply> {
+  private post(url: string, { body, stream, signal }: UpstreamChat, ends: (data: string) => boolean = (data) => data === '[DONE]', agent: Dispatcher = this.scrubbed): Promise<UpstreamReply> {
     let target = this.targets.get(url);
     if (!target) {
       const parsed = new URL(url);

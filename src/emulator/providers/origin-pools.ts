@@ -1,4 +1,5 @@
-import { Dispatcher, errors, Pool } from 'undici';
+import { Client, Dispatcher, errors, Pool } from 'undici';
+import { OnceMoreIfStale, SocketsMade, type SendsAgain } from './stale-socket.js';
 
 /**
  * A provider's connections: one undici Pool for each origin it is sent to (its base_url's, its speech
@@ -13,10 +14,12 @@ import { Dispatcher, errors, Pool } from 'undici';
 /** The shortest idle time a connection is kept, however soon its server was seen to close one (OriginPools.open). */
 const SHORTEST_KEEP_ALIVE_MS = 100;
 
-export class OriginPools extends Dispatcher {
+export class OriginPools extends Dispatcher implements SendsAgain {
   private readonly pools = new Map<string, Pool>();
-  /** Pools replaced by a shorter-lived one (open()), closing once their requests end: destroyed with the others at a stop. */
-  private readonly retiring = new Set<Pool>();
+  /** Each pool's sockets, to tell a reused connection's loss from a new one's. */
+  private readonly sockets = new Map<Pool, SocketsMade>();
+  /** Pools replaced by a shorter-lived one (open()), and connections made for a request sent again (sendFresh()), closing once their requests end: destroyed with the others at a stop. */
+  private readonly retiring = new Set<Pool | Client>();
   /** Why requests are failed from now on: the gateway is stopping (destroyed), or it was closed. */
   private refusal: Error | undefined;
 
@@ -28,7 +31,25 @@ export class OriginPools extends Dispatcher {
     if (this.refusal) return refuse(handler, this.refusal);
     const origin = String(opts.origin);
     const pool = this.pools.get(origin) ?? this.open(origin, this.options.keepAliveTimeout ?? 4_000);
-    return pool.dispatch(opts, handler);
+    // A handler of undici's older interface (request(), speech's) goes as it is: never sent again.
+    if (typeof handler.onRequestStart !== 'function') return pool.dispatch(opts, handler);
+    return pool.dispatch(opts, new OnceMoreIfStale(handler, this, this.sockets.get(pool)!, origin, opts));
+  }
+
+  staleLoss(sockets: SocketsMade, err: Error): boolean {
+    return !this.refusal && sockets.reusedAndLost(err);
+  }
+
+  /**
+   * A request whose reused connection was lost before any answer (the server closed it as the request
+   * went out: it never read it), sent once more on a connection made for it alone, closed once it ends.
+   */
+  sendFresh(origin: string, opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): void {
+    if (this.refusal) return void refuse(handler, this.refusal);
+    const client = new Client(origin, this.options);
+    this.retiring.add(client);
+    client.dispatch(opts, handler);
+    void client.close().catch(() => undefined).finally(() => this.retiring.delete(client));
   }
 
   /**
@@ -39,13 +60,15 @@ export class OriginPools extends Dispatcher {
    * connections at 300 ms without a hint is met by a reused connection it closes at most twice (1 s, 500 ms).
    */
   private open(origin: string, keepAliveTimeout: number): Pool {
-    const pool = new Pool(origin, { ...this.options, keepAliveTimeout });
+    const sockets = new SocketsMade();
+    const pool = new Pool(origin, { ...this.options, keepAliveTimeout, connect: sockets.connector(this.options.connectTimeout) });
+    this.sockets.set(pool, sockets);
     pool.on('disconnect', (_origin, _targets, err) => {
       const shorter = Math.max(SHORTEST_KEEP_ALIVE_MS, Math.floor(keepAliveTimeout / 2));
       if ((err as { code?: string } | null)?.code !== 'UND_ERR_SOCKET' || this.refusal || this.pools.get(origin) !== pool || shorter >= keepAliveTimeout) return;
       this.open(origin, shorter);
       this.retiring.add(pool);
-      void pool.close().catch(() => undefined).finally(() => this.retiring.delete(pool));
+      void pool.close().catch(() => undefined).finally(() => (this.retiring.delete(pool), this.sockets.delete(pool)));
     });
     this.pools.set(origin, pool);
     return pool;

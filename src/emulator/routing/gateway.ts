@@ -63,7 +63,7 @@ export class Gateway {
     const deck = (this.deck = opts.cassettes && new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing));
     if (deck) this.closers.push(() => (deck.stop(), deck.flush()));
     const upstreams: ProviderAdapter[] = opts.config.providers.map((p) => {
-      const live = new OpenAICompatible(p);
+      const live = new OpenAICompatible(p, keys);
       this.closers.push(() => live.close());
       return deck ? deck.wrap(live) : live;
     });

@@ -1,0 +1,110 @@
+import type { Dispatcher } from 'undici';
+
+/** What a provider key in an upstream's answer becomes (the refusals' and metadata's word for it too). */
+export const KEY_MASK = '[provider key]';
+const MASK = Buffer.from(KEY_MASK);
+
+/**
+ * An upstream's answer, as its bytes arrive, with every provider key in it replaced by `[provider key]`:
+ * a key split between two network reads too. A read is searched for each key's bytes (Buffer.indexOf);
+ * only when it ends with the start of a key are those last bytes held back for the next read (or the
+ * end). A stream's event ends with a blank line, which no key holds: a whole event is never held back.
+ */
+export class KeyScrub {
+  private held: Buffer | undefined;
+  /** Each byte value that some key holds: a read that ends in another (a line end, a `}`) ends no key's start. */
+  constructor(
+    private readonly keys: readonly Buffer[],
+    private readonly inKeys: Uint8Array = bytesOf(keys),
+  ) {}
+
+  /** What of `piece` (and what was held back) can go on now; the same Buffer when it holds no key. */
+  push(piece: Buffer): Buffer {
+    let bytes = this.held ? Buffer.concat([this.held, piece]) : piece;
+    this.held = undefined;
+    bytes = masked(bytes, this.keys);
+    const keep = bytes.length && this.inKeys[bytes[bytes.length - 1]!] ? keyStartAtEnd(bytes, this.keys) : 0;
+    if (!keep) return bytes;
+    // Copied: the held bytes must not keep a whole large read alive.
+    this.held = Buffer.from(bytes.subarray(bytes.length - keep));
+    return bytes.subarray(0, bytes.length - keep);
+  }
+
+  /** The bytes held back at the end of the answer: the start of a key that never came whole. */
+  end(): Buffer | undefined {
+    const rest = this.held;
+    this.held = undefined;
+    return rest;
+  }
+}
+
+/** The byte values the keys hold, as a table by value. */
+function bytesOf(keys: readonly Buffer[]): Uint8Array {
+  const table = new Uint8Array(256);
+  for (const key of keys) for (const b of key) table[b] = 1;
+  return table;
+}
+
+/** `bytes` with each key replaced by the mask: `bytes` itself when none is in it. */
+function masked(bytes: Buffer, keys: readonly Buffer[]): Buffer {
+  for (const key of keys) {
+    let at = bytes.indexOf(key);
+    if (at < 0) continue;
+    const parts: Buffer[] = [];
+    let from = 0;
+    for (; at >= 0; at = bytes.indexOf(key, from)) {
+      parts.push(bytes.subarray(from, at), MASK);
+      from = at + key.length;
+    }
+    parts.push(bytes.subarray(from));
+    bytes = Buffer.concat(parts);
+  }
+  return bytes;
+}
+
+/** The length of the longest end of `bytes` that is the start of a key (a key's first bytes, not all of it); 0 when none. */
+function keyStartAtEnd(bytes: Buffer, keys: readonly Buffer[]): number {
+  let longest = 0;
+  for (const key of keys) {
+    const first = key[0]!;
+    for (let at = bytes.indexOf(first, Math.max(0, bytes.length - key.length + 1)); at >= 0; at = bytes.indexOf(first, at + 1)) {
+      const n = bytes.length - at;
+      if (n > longest && bytes.compare(key, 0, n, at) === 0) longest = n;
+      if (n <= longest) break;
+    }
+  }
+  return longest;
+}
+
+/** The provider keys to hide, as bytes: those of 8 characters or more (a shorter one would mask ordinary words). */
+export function keyBytes(keys: readonly (string | undefined)[]): Buffer[] {
+  return [...new Set(keys.filter((k): k is string => !!k && k.length >= 8))].map((k) => Buffer.from(k));
+}
+
+/**
+ * `agent` with every answer's bytes scrubbed of `keys` (KeyScrub) before its handler sees them, so the
+ * caller, the cassette, the kept content and the logs all get the answer without them. `agent` itself
+ * when there is no key to hide.
+ */
+export function scrubbingKeys(agent: Dispatcher, keys: readonly Buffer[]): Dispatcher {
+  if (!keys.length) return agent;
+  const inKeys = bytesOf(keys);
+  const dispatch = (opts: Dispatcher.DispatchOptions, h: Dispatcher.DispatchHandler) => {
+    const scrub = new KeyScrub(keys, inKeys);
+    return agent.dispatch(opts, {
+      onRequestStart: (c, context) => h.onRequestStart?.(c, context),
+      onResponseStart: (c, status, headers, message) => h.onResponseStart?.(c, status, headers, message),
+      onResponseData: (c, chunk) => {
+        const bytes = scrub.push(chunk);
+        if (bytes.length) h.onResponseData?.(c, bytes);
+      },
+      onResponseEnd: (c, trailers) => {
+        const rest = scrub.end();
+        if (rest) h.onResponseData?.(c, rest);
+        h.onResponseEnd?.(c, trailers);
+      },
+      onResponseError: (c, err) => h.onResponseError?.(c, err),
+    });
+  };
+  return { dispatch } as unknown as Dispatcher;
+}
