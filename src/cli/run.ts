@@ -95,11 +95,9 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     const settings = async (): Promise<Settings> => {
       resolved ??= import('../config/settings.js').then((m) => m.resolveSettings({ profile: flags.profile, apiRoot: flags.apiRoot }, io.env));
       const s = await resolved;
-      // No note that the environment goes before the profile for a setting not used either. A model without a slash may be an alias.
-      const overridden = overriddenInUse(s.overridden, cmd, !!commandModel);
-      // A default model the command never sends is neither checked nor named (a stale ROUTER_MODEL does not stop `router credits`).
-      const unread = !commandModel && !readsDefaultModel(cmd) ? { model: undefined, from: { ...s.from, model: undefined } } : {};
-      const all = { ...s, ...unread, ...(commandModel ? { model: commandModel.model, from: { ...s.from, model: commandModel.from } } : {}), overridden };
+      // No note that the environment goes before the profile, nor a check, for a setting not used (a stale ROUTER_MODEL does not stop `router credits`).
+      const model = commandModel ?? (readsDefaultModel(cmd) ? { model: s.model, from: s.from.model } : { model: undefined, from: undefined });
+      const all = { ...s, model: model.model, from: { ...s.from, model: model.from }, overridden: overriddenInUse(s.overridden, cmd, !!commandModel) };
       return [all.model, all.speechModel, all.embedModel].every((m) => m?.includes('/') ?? true) ? all : (await import('./flags/model-alias.js')).settingsWithAliases(all, io.env);
     };
     const useCommandModel = (conversation?: { id: string; model?: string }) => {

@@ -59,3 +59,14 @@ export function topLevelSpan(text: Buffer, key: string): [number, number] | unde
   }
   return found;
 }
+
+/** A top-level string member of JSON bytes that may be cut short: undefined unless its value came whole. */
+export function topLevelString(bytes: Buffer, key: string): string | undefined {
+  try {
+    const span = topLevelSpan(bytes, key);
+    const value: unknown = span && JSON.parse(bytes.toString('utf8', span[0], span[1]));
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -5,6 +5,14 @@ export function redactText(text: string, secrets: readonly string[]): string {
   return out;
 }
 
+/** A value to print as JSON, with any secret in its strings redacted (an answer that says a key back). */
+export function redactJson<T>(value: T, secrets: readonly string[]): T {
+  if (!secrets.length) return value;
+  const text = JSON.stringify(value);
+  const shown = redactText(text, secrets);
+  return shown === text ? value : (JSON.parse(shown) as T);
+}
+
 /** How many characters at the end of `text` begin some secret (held back until the next piece says). */
 function secretStart(text: string, secrets: readonly string[]): number {
   let most = 0;

@@ -32,6 +32,7 @@ export class GroupStdioTransport implements Transport {
   private child?: ChildProcess;
   /** Settles when the server's first process has exited. */
   private exited: Promise<void> = Promise.resolve();
+  private gone = false;
   private line: Buffer[] = [];
   private lineBytes = 0;
   private forget = () => {};
@@ -48,7 +49,10 @@ export class GroupStdioTransport implements Transport {
     const env = { ...getDefaultEnvironment(), ...this.server.env };
     const child = spawn(this.server.command, this.server.args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env });
     this.child = child;
-    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    this.exited = new Promise((resolve) => child.once('exit', () => {
+      this.gone = true;
+      resolve();
+    }));
     child.stdout!.on('data', (chunk: Buffer) => this.read(chunk, deserializeMessage));
     child.stderr!.on('data', (chunk: Buffer) => this.server.onStderr?.(chunk));
     for (const s of [child.stdin!, child.stdout!, child.stderr!]) s.on('error', (e: Error) => this.onerror?.(e));
@@ -97,7 +101,7 @@ export class GroupStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const child = this.child;
     const stdin = child?.stdin;
-    if (!child || !stdin?.writable || child.exitCode !== null || child.signalCode !== null) return Promise.reject(new Error('Not connected'));
+    if (!child || !stdin?.writable || this.gone) return Promise.reject(new Error('Not connected'));
     if (stdin.write(`${JSON.stringify(message)}\n`)) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const settle = (err?: Error) => {

@@ -9,7 +9,7 @@ import { defineCommand } from '../define.js';
 import type { FlagValues } from '../flags/flags.js';
 import { utf8Text } from '../io/utf8.js';
 import { didYouMean } from '../../internal/did-you-mean.js';
-import { topLevelSpan } from '../../internal/json-span.js';
+import { topLevelString } from '../../internal/json-span.js';
 import { blankInput, onlyBlanks } from '../../internal/blank.js';
 import { collect } from '../flags/options.js';
 import { refusedKeyHint } from '../context.js';
@@ -265,17 +265,6 @@ function recordMade(ctx: RunContext<ApiOpts>, method: string, path: string, head
   if (id === undefined) return;
   const object = topLevelString(head, 'object');
   ctx.io.made(`${method} ${path} made ${object === undefined ? '' : `${object} `}${id}`);
-}
-
-/** A top-level string member of JSON bytes that may be cut short: undefined unless its value came whole. */
-function topLevelString(bytes: Buffer, key: string): string | undefined {
-  try {
-    const span = topLevelSpan(bytes, key);
-    const value: unknown = span && JSON.parse(bytes.toString('utf8', span[0], span[1]));
-    return typeof value === 'string' ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** JSON is printed as JSON (pretty on a terminal, through --jq when given); anything else byte for byte. */

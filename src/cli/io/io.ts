@@ -125,14 +125,6 @@ export class IO {
     return redactText(text, this.secrets);
   }
 
-  /** A value to print as JSON, with any secret in its strings redacted (an answer that says a key back). */
-  redactJson<T>(value: T): T {
-    if (!this.secrets.length) return value;
-    const text = JSON.stringify(value);
-    const shown = this.redact(text);
-    return shown === text ? value : (JSON.parse(shown) as T);
-  }
-
   /** Width of the terminal on stdout, or undefined when stdout is not one. */
   get columns(): number | undefined {
     // A terminal that reports 0 columns (some CI ptys, a serial console) is taken as 80 wide.

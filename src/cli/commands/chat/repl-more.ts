@@ -16,6 +16,7 @@ import { CHAT_FLAGS, type ChatOptions } from './flags.js';
 import { oneCallFlags } from '../../flags/flags.js';
 import type { Attachment } from '../../answers/attach.js';
 import { usage } from '../../exit-codes.js';
+import { TextRedactor } from '../../../internal/redact-text.js';
 
 /** Lines kept, as a shell's HISTSIZE. */
 export const HISTORY_LINES = 1000;
@@ -184,11 +185,28 @@ function roleArguments(arg: string): { name: string; values: Record<string, stri
   return { name, values };
 }
 
-/** The REPL's answers on a terminal are Markdown rendered as they stream, as chat's (not with --raw). */
-export async function answerRenderer(io: IO, opts: ChatOptions): Promise<{ push(text: string): string; end(): string } | undefined> {
+/**
+ * Where a turn's answer is written: on a terminal Markdown rendered as it streams, as chat's (not with --raw); a key
+ * in use that the model says back hidden, split across pieces too. A whole answer ends its line; a failed one only
+ * if some of it was shown.
+ */
+export async function answerWriter(io: IO, opts: ChatOptions): Promise<{ write(piece: string): void; end(whole: boolean): void }> {
   const { rendersMarkdown } = await import('../../io/output.js');
-  if (!rendersMarkdown(io, opts)) return undefined;
-  return (await import('../../markdown/index.js')).terminalMarkdown(io);
+  const md = rendersMarkdown(io, opts) ? (await import('../../markdown/index.js')).terminalMarkdown(io) : undefined;
+  const hide = new TextRedactor(io.secrets);
+  let shown = false;
+  const show = (text: string) => text && io.out(md ? md.push(text) : text);
+  return {
+    write: (piece) => {
+      shown ||= piece !== '';
+      show(hide.push(piece));
+    },
+    end: (whole) => {
+      show(hide.end());
+      if (md) io.out(md.end() || (whole ? '\n' : ''));
+      else if (whole || shown) io.out('\n');
+    },
+  };
 }
 
 /**

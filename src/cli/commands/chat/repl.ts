@@ -3,7 +3,6 @@ import { homedir } from 'node:os';
 import type { ChatMessage } from '../../../client/types.js';
 import { isModelId, MODEL_ID_SYNTAX } from '../../../client/facts.js';
 import { deltaText } from '../../../client/resources/chat.js';
-import { TextRedactor } from '../../../internal/redact-text.js';
 import { interrupted, type RunContext } from '../../run.js';
 import { keepConversation, openConversation } from './conversation.js';
 import { buildChatRequest, type ChatOptions } from './request.js';
@@ -198,10 +197,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>, role?: import
       let turn: Awaited<ReturnType<typeof guardSpend>> | undefined;
       // An answer stopped once begun is charged for what was generated: kept in the ledger by its id, without a cost.
       let stopped: (() => void) | undefined;
-      const md = await more.answerRenderer(io, opts);
-      // A key in use that the model says back is hidden, split across pieces too (as a one-shot chat's).
-      const hide = new TextRedactor(io.secrets);
-      const show = (text: string) => text && io.out(md ? md.push(text) : text);
+      const out = await more.answerWriter(io, opts);
       const reasoning = (await import('../../answers/request-extras.js')).reasoningPrinter(io, opts);
       const req = buildChatRequest([...c.history], opts, c.model);
       const stopWaiting = waitingSpinner(io, waitingFor(req.model ?? req.models?.[0]));
@@ -217,7 +213,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>, role?: import
         const print = (piece: string) => {
           reasoning.end();
           answer += piece;
-          show(hide.push(piece));
+          out.write(piece);
         };
         const log = (used: Record<string, unknown> | undefined, id: string | undefined, model?: string) => {
           answered ??= model;
@@ -249,8 +245,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>, role?: import
           log(used, id);
         }
         reasoning.end();
-        show(hide.end());
-        io.out(md ? md.end() || '\n' : '\n');
+        out.end(true);
         noteReplDefault(io, req.model ?? req.models?.[0], answered);
         const by = answered ?? req.model;
         if (by && !c.answered.includes(by)) c.answered.push(by);
@@ -278,9 +273,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>, role?: import
         if (!refused) c.attached.unshift(...extras.attachments);
         c.fragments.user.unshift(...extras.fragments);
         c.history.splice(c.history.lastIndexOf(user));
-        show(hide.end());
-        if (md) io.out(md.end());
-        else if (answer) io.out('\n');
+        out.end(false);
         if (signal.aborted) throw err;
         if (answerStop.signal.aborted) io.err('(answer stopped)\n');
         else {

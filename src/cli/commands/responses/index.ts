@@ -29,6 +29,7 @@ import { noteRouting } from '../../answers/routing-note.js';
 import { atExit } from '../../../internal/exit-hooks.js';
 import { waitingFor, waitingSpinner } from '../../io/spinner.js';
 import { counted } from '../../../internal/counted.js';
+import { redactJson } from '../../../internal/redact-text.js';
 
 /** The top-level fields of the JSON printed (for lists: of each item), for `--json FIELDS`. */
 const RESPONSE = ['id', 'object', 'created_at', 'completed_at', 'model', 'status', 'output', 'output_text', 'error', 'incomplete_details', 'instructions', 'metadata', 'temperature', 'top_p', 'max_output_tokens', 'max_tool_calls', 'tools', 'tool_choice', 'prompt', 'prompt_cache_key', 'prompt_cache_options', 'reasoning', 'service_tier', 'text', 'truncation', 'user', 'usage', 'router_metadata', 'openrouter_metadata'];
@@ -172,7 +173,7 @@ async function createResponse(io: IO, client: RouterClient, req: ResponsesReques
   const reasoning = reasoningPrinter(io, opts);
   reasoning.write(reasoningSummary(r));
   reasoning.end();
-  if (opts.json) io.json(io.redactJson(r));
+  if (opts.json) io.json(redactJson(r, io.secrets));
   else if (!opts.schema && (text || (!failure && !functionCalls(r).length))) {
     const shown = await shownText(io, text, opts, cutAtLimit(r));
     // With --extract, nothing to show is no line (a cut block held back, an empty one).
