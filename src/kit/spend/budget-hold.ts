@@ -14,7 +14,7 @@ import { basename, dirname, join } from 'node:path';
 import { clearLeftMoves } from '../../internal/lock-mark.js';
 import { processAlive, processStart } from '../../internal/process.js';
 import { randomHex } from '../../internal/random-hex.js';
-import { appendUsage, batchHoldPath, ledgerPath } from './ledger.js';
+import { appendUsage, batchHoldPath, ledgerPath, type UsageRecord } from './ledger.js';
 import { budgetUnkept, holdsDir } from './budget-lock.js';
 import { describeCode } from '../../internal/system-errors.js';
 import { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, UNRECORDED, UNSETTLED, boundCost, isStale, orphanBound, orphaned, unsettledLine, type HoldCall, type HoldRecord } from './hold-record.js';
@@ -256,6 +256,12 @@ export class BudgetHold {
     if (usd > 0 && appendUsage(this.env, unsettledLine({ ...rec, usd })) !== undefined) return false;
     this.set(left);
     return true;
+  }
+
+  /** The ledger line of a call abandoned while it may still run (SpendGuard.abandon()): its bound, unsettled, named `id` so that its late ending can take it back. */
+  abandonedLine(usd: number, id: string): UsageRecord & { id: string; cost: number; unsettled: string } {
+    const { id: _id, endpoint: _endpoint, ...rec } = this.rec;
+    return { ...unsettledLine({ ...rec, usd }), time: new Date().toISOString(), id };
   }
 
   /** Whether the hold is still placed: not released, nor moved to a batch or kept past the process. */
