@@ -1,3 +1,4 @@
+import { hideSecrets } from '../../internal/hide-secrets.js';
 import type { Readable, Writable } from 'node:stream';
 import { isatty } from 'node:tty';
 import type { FlagValues } from '../flags/flags.js';
@@ -121,9 +122,7 @@ export class IO {
   }
 
   redact(text: string): string {
-    let out = text;
-    for (const s of this.secrets) out = out.split(s).join('****');
-    return out;
+    return hideSecrets(text, this.secrets);
   }
 
   /** Width of the terminal on stdout, or undefined when stdout is not one. */
