@@ -947,6 +947,7 @@ complete -c router -n '__router_at api' -l paginate -d 'GET: follow has_more/las
 complete -c router -n '__router_at api' -s i -l include -d 'print the status line and the response headers before the body'
 complete -c router -n '__router_at api' -l management -d 'send the management key (the default for /alpha/ and /v1/audio/ paths)'
 complete -c router -n '__router_at api' -l jq -x -d 'filter the JSON answer with a jq expression (strings print raw)'
+complete -c router -n '__router_at api' -l ignore-budget -d 'send a paid call (a POST that generates or makes a batch) though daily_budget / monthly_budget is set: router api is not held to them, nor in the usage ledger'
 complete -c router -n '__router_at api' -s V -l version -d 'output the version number'
 complete -c router -n '__router_at api' -s p -l profile -x -a '(router __complete profiles 2>/dev/null)' -d 'config profile to use (env ROUTER_PROFILE)'
 complete -c router -n '__router_at api' -l api-root -x -d 'API root, e.g. http://127.0.0.1:8080/api (env ROUTER_API_ROOT)'

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { closeIdle, createAgent, send, type ProxyOptions } from './transport.js';
-import { afterReason, APIError, apiErrorOf, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError, TlsError, ValidationError, type RouterError } from './errors.js';
+import { afterReason, APIError, apiErrorOf, ConnectionError, foreignErrorText, isErrorEnvelope, malformedJson, ProxyRefusedError, TlsError, ValidationError, type RouterError } from './errors.js';
 import { toConnectionError } from './connection-errors.js';
 import { sleep } from '../internal/sleep.js';
 import { KEEP_ALIVE } from '../internal/keep-alive.js';
@@ -17,7 +17,6 @@ export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_RETRIES = 2;
 import { VERSION } from './version.js';
 import { authorizationOf, noteCredentials } from './credentials.js';
-import { counted } from '../internal/counted.js';
 import { firstWords } from '../internal/first-words.js';
 import { jsonBody } from '../internal/json-pieces.js';
 
@@ -206,7 +205,7 @@ export class HttpCore {
     try {
       return { data: JSON.parse(text) as T, requestId: res.requestId, headers: res.headers };
     } catch {
-      throw new ProtocolError(`server sent malformed JSON (${counted(text.length, 'byte')}): ${text.slice(0, 80)}`);
+      throw malformedJson(this, text);
     }
   }
 
@@ -295,4 +294,3 @@ export class HttpCore {
     return apiErrorOf(res.status, message, { requestId: res.requestId, retryAfterMs, body: parsed, request });
   }
 }
-

@@ -1,4 +1,7 @@
 import { firstWords } from '../internal/first-words.js';
+import { counted } from '../internal/counted.js';
+import { hideSecrets } from '../internal/hide-secrets.js';
+import { credentialsOf } from './credentials.js';
 
 /** Base class of every error the client throws. */
 export class RouterError extends Error {
@@ -252,4 +255,9 @@ export class ProtocolError extends RouterError {
 export class ValidationError extends RouterError {
   override name = 'ValidationError';
   readonly code = 'invalid_request';
+}
+
+/** An answer that is no JSON, its start quoted: a key of `core`'s the server echoed in it is not (a cut could leave its start). */
+export function malformedJson(core: object, text: string): ProtocolError {
+  return new ProtocolError(`server sent malformed JSON (${counted(text.length, 'byte')}): ${hideSecrets(text.slice(0, 200), credentialsOf(core)).slice(0, 80)}`);
 }

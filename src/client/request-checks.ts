@@ -1,5 +1,5 @@
 import { ValidationError } from './errors.js';
-import { withoutUserinfo } from '../internal/userinfo.js';
+import { urlShown } from '../internal/userinfo.js';
 
 /** A segment that a URL (or a server that decodes it first) reads as "this folder" or "the one above". */
 function isDotSegment(segment: string): boolean {
@@ -57,10 +57,10 @@ export function checkedApiRoot(value: string, example: string): string {
   } catch {
     url = undefined;
   }
-  const shown = JSON.stringify(String(value).replace(/^([a-z][a-z0-9+.-]*:\/*)[^/?#]*@/i, '$1***@'));
+  const shown = JSON.stringify(urlShown(String(value)));
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new ValidationError(`apiRoot must be an http(s) URL such as ${example}, got ${shown}`);
   const root = value.replace(/\/+$/, '');
-  if (/[?#]/.test(root)) throw new ValidationError(`the API root ${withoutUserinfo(root)} holds a query or a fragment: give the URL before /v1`);
+  if (/[?#]/.test(root)) throw new ValidationError(`the API root ${urlShown(root)} holds a query or a fragment: give the URL before /v1`);
   return root.replace(/\/v1$/, '');
 }
 

@@ -1,4 +1,5 @@
-import { fromEnv, httpUrl, SettingsError, withoutUserinfo } from './settings.js';
+import { fromEnv, httpUrl, SettingsError } from './settings.js';
+import { urlShown } from '../internal/userinfo.js';
 
 /** What the client's `proxy` option takes. */
 export interface Proxies {
@@ -47,7 +48,7 @@ export function proxyFromEnv(env: NodeJS.ProcessEnv, apiRoot: string): Proxies |
   const url = httpUrl(proxy, name, 'http://proxy.example:3128');
   // undici takes none (its words: "invalid url"); a password with an unencoded /, ? or # ends up there.
   if (url.pathname !== '/' || url.search || url.hash || /[?#]/.test(proxy)) {
-    throw new SettingsError(`${name} must be a proxy's address alone, http://[user:password@]host:port (a password's /, ? or # percent-encoded), got "${withoutUserinfo(proxy)}"`);
+    throw new SettingsError(`${name} must be a proxy's address alone, http://[user:password@]host:port (a password's /, ? or # percent-encoded), got "${urlShown(proxy)}"`);
   }
   return { [https ? 'httpsProxy' : 'httpProxy']: proxy, noProxy: [noProxy, ...LOOPBACK].filter(Boolean).join(',') };
 }

@@ -2,7 +2,7 @@ import { ATTRIBUTION_ENV, BATCHES_PATH_ENV, BUDGET_ENV, checkBatchesPath, DEFAUL
 import { didYouMean } from '../internal/did-you-mean.js';
 import { isBlank } from '../internal/blank.js';
 import { switchOn } from '../internal/env-switch.js';
-import { secretsHidden, withoutUserinfo } from '../internal/userinfo.js';
+import { secretsHidden, urlShown, withoutUserinfo } from '../internal/userinfo.js';
 
 export { DEFAULT_PROFILE, PROFILE_FIELDS, SECRET_FIELDS, SettingsError, type Profile, type ProfileField } from './fields.js';
 
@@ -21,11 +21,11 @@ export function checkApiRoot(value: string, from = 'api_root'): string {
   // The client would drop them without a word (and they would show wherever the root is shown). An @
   // elsewhere is one too: http://me:/pass@host is a URL of host "me", the password in its path.
   if (url.username || url.password || value.includes('@')) {
-    throw new SettingsError(`${from} must not hold a user name or password ("${withoutUserinfo(value)}"): the API key goes in ROUTER_API_KEY or "router login"`);
+    throw new SettingsError(`${from} must not hold a user name or password ("${urlShown(value)}"): the API key goes in ROUTER_API_KEY or "router login"`);
   }
   // Every path goes after the root: a query or a fragment there would swallow it.
   if (/[?#]/.test(value)) {
-    throw new SettingsError(`${from} must not hold a query or a fragment ("${withoutUserinfo(value)}"): the API root is the URL before /v1, such as http://127.0.0.1:8080/api`);
+    throw new SettingsError(`${from} must not hold a query or a fragment ("${urlShown(value)}"): the API root is the URL before /v1, such as http://127.0.0.1:8080/api`);
   }
   return value.replace(/\/+$/, '').replace(/\/v1$/, '');
 }
@@ -52,7 +52,7 @@ export function httpUrl(value: string, from: string, example: string): URL {
     url = undefined;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new SettingsError(`${from} must be an http(s) URL such as ${example}, got "${withoutUserinfo(value)}"`);
+    throw new SettingsError(`${from} must be an http(s) URL such as ${example}, got "${urlShown(value)}"`);
   }
   return url;
 }

@@ -1,7 +1,7 @@
 /** `text` with each secret replaced by `****`. */
 export function redactText(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const s of secrets) if (out.includes(s)) out = out.split(s).join('****');
+  for (const s of secrets) if (s && out.includes(s)) out = out.split(s).join('****');
   return out;
 }
 

@@ -7,6 +7,17 @@ export function withoutUserinfo(value: string): string {
   return value.replace(/^(\s*[a-z][a-z0-9+.-]*:\/*).*@/is, '$1***@');
 }
 
+/** A run of letters and digits as long as a key's: a key pasted where a URL goes (`--api-root "$ROUTER_API_KEY"`). */
+const KEY_SHAPED = /(?=[\w-]*\d)(?=[\w-]*[a-z])[\w-]{24,}/gi;
+
+/**
+ * A URL as a refusal may show it, which may hold a key wherever it was typed: the user name and password, the query
+ * and the fragment left out (`?…`), and any run shaped like a key hidden (***).
+ */
+export function urlShown(value: string): string {
+  return withoutUserinfo(value).replace(/([?#]).*$/s, '$1…').replace(KEY_SHAPED, '***');
+}
+
 /** Text with URLs in it (a role's front matter, a command line): each URL's user name and password replaced by ***. */
 export function urlsWithoutUserinfo(text: string): string {
   return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s@]*(?:@[^\s@]*)*@/gi, '$1***@');

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
@@ -68,5 +68,8 @@ describe('a budget that cannot be kept', () => {
     mkdirSync(state, { recursive: true });
     fill();
     await refusedAll(state, 12);
+    // Before, each refused call left its hold file behind, empty (made, then its write failed).
+    const holds = join(state, 'budget-holds');
+    expect(existsSync(holds) ? readdirSync(holds).filter((n) => !n.startsWith('.lock')) : []).toEqual([]);
   });
 });

@@ -36,7 +36,7 @@ beforeEach(() => {
 });
 
 const KEPT = '\\$0\\.000150 of it held by batches not yet seen ended or calls the ledger could not take';
-const DAMAGED = /warning: 1 line of the usage ledger .*usage\.jsonl \(line 3\) is damaged \(torn, overwritten, or a cost no call of router wrote: not a number, or below 0\): the budgets do not count what it cost \(router usage shows the ledger\)\n/g;
+const DAMAGED = /warning: 1 line of the usage ledger .*usage\.jsonl \(line 3\) is damaged \(torn, overwritten, or not as router writes one: a cost not a number or below 0, a time not a date, no profile\): the budgets do not count what it cost \(router usage shows the ledger\)\n/g;
 
 describe('spent and left, one number for one state', () => {
   it('router usage counts what the checks count, and says the part not in the ledger', async () => {
@@ -94,9 +94,24 @@ describe('a ledger line no call of router wrote makes no room in a budget', () =
     expect(refused.code, refused.stderr).toBe(4);
     expect(refused.stderr).toMatch(/daily_budget of \$0\.0003 reached \(ROUTER_DAILY_BUDGET\): \$0\.000300 spent today/);
     const path = join(stateDir, 'usage.jsonl');
-    expect(refused.stderr).toContain(`warning: 5 lines of the usage ledger ${path} (lines 2, 3, 6, 7, 8) are damaged (torn, overwritten, or a cost no call of router wrote: not a number, or below 0): the budgets do not count what they cost`);
+    expect(refused.stderr).toContain(`warning: 5 lines of the usage ledger ${path} (lines 2, 3, 6, 7, 8) are damaged (torn, overwritten, or not as router writes one: a cost not a number or below 0, a time not a date, no profile): the budgets do not count what they cost`);
     const usage = await run(['usage', '--json'], { env: { ROUTER_DAILY_BUDGET: '0.0003' } });
     expect(JSON.parse(usage.stdout)).toMatchObject({ total: { cost: 0.0003 }, budgets: [{ spent: 0.0003, left: 0 }] });
     expect(usage.stderr).toContain(`warning: 5 lines of the usage ledger ${path} (lines 2, 3, 6, 7, 8) are damaged`);
+  });
+  it('a line whose time is no date or that names no profile is said damaged, by line, not passed over unsaid', async () => {
+    // Before, a $0.5 line dated "yesterday", or with a profile that is no name, was counted by no budget and said by nothing.
+    rmSync(join(stateDir, 'budget-holds'), { recursive: true });
+    const time = new Date().toISOString();
+    const line = (o: object) => JSON.stringify({ time, profile: 'default', command: 'chat', endpoint: '/v1/chat/completions', model: 'local/echo', ...o });
+    const { profile: _, ...noProfile } = JSON.parse(line({ cost: 0.5 })) as Record<string, unknown>;
+    const ledger = [line({ id: 'gen-a', cost: 0.0002 }), line({ time: 'yesterday', cost: 0.5 }), line({ profile: ['default'], cost: 0.5 }), JSON.stringify(noProfile)];
+    writeFileSync(join(stateDir, 'usage.jsonl'), `${ledger.join('\n')}\n`);
+    const path = join(stateDir, 'usage.jsonl');
+    const said = `warning: 3 lines of the usage ledger ${path} (lines 2, 3, 4) are damaged (torn, overwritten, or not as router writes one: a cost not a number or below 0, a time not a date, no profile)`;
+    const chat = await run(['chat', '--model', 'local/echo', 'hello'], { env: { ROUTER_DAILY_BUDGET: '0.01' } });
+    expect(chat.stderr).toContain(said);
+    const usage = await run(['usage', '--json'], { env: { ROUTER_DAILY_BUDGET: '0.01' } });
+    expect(usage.stderr).toContain(said);
   });
 });

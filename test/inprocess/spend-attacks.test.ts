@@ -40,7 +40,8 @@ describe('router usage over an odd ledger', () => {
     const [row, total] = piped.stdout.trim().split('\n').map((l) => l.split('\t'));
     expect(row!.slice(1)).toEqual(['3', '3', '6', '9', '2.5000015']);
     expect(total).toEqual(['total', '3', '3', '6', '9', '2.5000015']);
-    expect(piped.stderr).toMatch(/\(lines 3, 5, 7, 8, 9\) are damaged/);
+    // A time that is no date (line 10) is said too: its $9 is counted by no budget.
+    expect(piped.stderr).toMatch(/\(lines 3, 5, 7, 8, 9, 10\) are damaged/);
   });
 });
 

@@ -66,7 +66,7 @@ describe('cost you can see and sum', () => {
     const r = await t.run(['usage', '--json'], { env: { ROUTER_STATE_DIR: state } });
     expect((parse(r.stdout) as any).total).toMatchObject({ calls: 3, cost: 3.25 });
     // The torn record's cost is not known: said, not dropped unseen (before, stderr was empty).
-    expect(r.stderr).toBe(`warning: 1 line of the usage ledger ${join(state, 'usage.jsonl')} (line 2) is damaged (torn, overwritten, or a cost no call of router wrote: not a number, or below 0) and skipped: what it cost is not counted here, nor by the budgets\n`);
+    expect(r.stderr).toBe(`warning: 1 line of the usage ledger ${join(state, 'usage.jsonl')} (line 2) is damaged (torn, overwritten, or not as router writes one: a cost not a number or below 0, a time not a date, no profile) and skipped: what it cost is not counted here, nor by the budgets\n`);
   });
 
   it('lines no record can be read from (overwritten, over 64 KiB) are counted in one warning; blank lines are no damage', async () => {
@@ -76,6 +76,6 @@ describe('cost you can see and sum', () => {
     writeFileSync(join(state, 'usage.jsonl'), `${record}\n\n\u0000\u0000garbage\n${'x'.repeat(70_000)}\n[1]\n${record}\n`);
     const r = await t.run(['usage', '--json'], { env: { ROUTER_STATE_DIR: state } });
     expect((parse(r.stdout) as any).total).toMatchObject({ calls: 2, cost: 1 });
-    expect(r.stderr).toMatch(/^warning: 3 lines of the usage ledger .* \(lines 3, 4, 5\) are damaged \(torn, overwritten, or a cost no call of router wrote: not a number, or below 0\) and skipped: what they cost is not counted here, nor by the budgets\n$/);
+    expect(r.stderr).toMatch(/^warning: 3 lines of the usage ledger .* \(lines 3, 4, 5\) are damaged \(torn, overwritten, or not as router writes one: a cost not a number or below 0, a time not a date, no profile\) and skipped: what they cost is not counted here, nor by the budgets\n$/);
   });
 });

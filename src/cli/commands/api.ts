@@ -18,6 +18,7 @@ import { readFileFor, takeStdin } from '../io/input.js';
 import type { IO } from '../io/io.js';
 import { checkHeaders } from '../../client/request-checks.js';
 import { counted } from '../../internal/counted.js';
+import { refuseUnderBudget } from './api-budget.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
@@ -37,6 +38,7 @@ const FLAGS = {
   include: { flags: '-i, --include', help: 'print the status line and the response headers before the body' },
   management: { flags: '--management', help: 'send the management key (the default for /alpha/ and /v1/audio/ paths)' },
   jq: { flags: '--jq <expr>', help: 'filter the JSON answer with a jq expression (strings print raw)' },
+  ignoreBudget: { flags: '--ignore-budget', help: 'send a paid call (a POST that generates or makes a batch) though daily_budget / monthly_budget is set: router api is not held to them, nor in the usage ledger' },
 } as const;
 
 type ApiOpts = FlagValues<typeof FLAGS>;
@@ -180,6 +182,7 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
   if (io.stdoutTTY && method === 'POST' && /^\/v1\/audio\/speech\/?$/.test(pathOnly)) throw usage('refusing to write audio to a terminal: redirect stdout (router api POST /v1/audio/speech … > out.mp3)');
   const management = opts.management ?? /^\/(alpha\/|v1\/audio\/)/.test(pathOnly);
   const { client, settings } = await ctx.connect({ management });
+  if (method === 'POST' && !opts.ignoreBudget) refuseUnderBudget(settings, pathOnly);
   try {
     const pages: unknown[] = [];
     let after: string | undefined;

@@ -1,3 +1,4 @@
+import { hideSecrets } from '../../internal/hide-secrets.js';
 import type { Readable, Writable } from 'node:stream';
 import { isatty } from 'node:tty';
 import type { FlagValues } from '../flags/flags.js';
@@ -5,7 +6,6 @@ import type { GLOBAL_FLAGS } from '../flags/global-flags.js';
 import { visible } from '../../internal/visible.js';
 import { switchOn } from '../../internal/env-switch.js';
 import { JqQueue } from './jq-queue.js';
-import { redactText } from '../../internal/redact-text.js';
 
 /** The shortest time between two writes of streamed text to stdout (a person sees no delay under ~15 ms). */
 const STREAM_WRITE_GAP_MS = 10;
@@ -122,7 +122,7 @@ export class IO {
   }
 
   redact(text: string): string {
-    return redactText(text, this.secrets);
+    return hideSecrets(text, this.secrets);
   }
 
   /** Width of the terminal on stdout, or undefined when stdout is not one. */

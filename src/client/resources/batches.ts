@@ -1,11 +1,10 @@
 import { checkShape, SHAPES } from '../answer-shape.js';
 import type { Batch, BatchCreateRequest, BatchList, BatchStatus } from '../types.js';
-import { APIError, ProtocolError } from '../errors.js';
+import { APIError, malformedJson, ProtocolError } from '../errors.js';
 import { ArraySplitter, JSONSplitError } from '../../internal/json-split.js';
 import { bodyError, toConnectionError } from '../connection-errors.js';
 import { Resource, type CallOptions } from './shared.js';
 import type { HttpCore, RawResponse, RequestOptions } from '../core.js';
-import { counted } from '../../internal/counted.js';
 
 /** Where batches live, under the API root: api.md's `{base_url}/batches`, then the deployed service's. */
 export const BATCH_PATHS = ['/v1/batches', '/beta/batches'] as const;
@@ -106,7 +105,7 @@ export class Batches extends Resource {
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw new ProtocolError(`server sent malformed JSON (${counted(text.length, 'byte')}): ${text.slice(0, 80)}`);
+      throw malformedJson(this.core, text);
     }
   }
 

@@ -10,7 +10,7 @@ import { decodeEmbedding } from '../../client/resources/embeddings.js';
 import type { EmbeddingResponse } from '../../client/types.js';
 import { CollectionError } from '../errors.js';
 import { usageFields } from '../spend/ledger.js';
-import type { SpendGuard } from '../spend/spend-guard.js';
+import type { SpendCall, SpendGuard } from '../spend/spend-guard.js';
 import { checkEntryId, contentHash, modelMismatch, type Collection, type EntryWrite } from './store.js';
 
 export interface EmbedItem {
@@ -87,6 +87,8 @@ export interface SendOptions {
   onAnswer?: (res: EmbeddingResponse, batch: readonly EmbedItem[]) => void;
   /** An answer's generation id, as its head arrives. */
   answering?: (id: string) => void;
+  /** The call the guard checked for these requests (runPlan's): each ends it, naming it (SpendGuard.record). */
+  checked?: SpendCall;
 }
 
 export const DEFAULT_BATCH_SIZE = 100;
@@ -105,14 +107,16 @@ export async function runPlan(collection: Collection, plan: EmbedPlan, opts: Sen
   const size = opts.batchSize ?? DEFAULT_BATCH_SIZE;
   const batches: EmbedItem[][] = [];
   for (let i = 0; i < plan.send.length; i += size) batches.push(plan.send.slice(i, i + size));
-  if (batches.length) await opts.guard?.check({ body: embedBody(plan, plan.send.map((s) => s.content), opts.body) as unknown as Record<string, unknown>, models: [plan.model], completes: false, requests: batches.length });
+  const checked: SpendCall = { body: embedBody(plan, plan.send.map((s) => s.content), opts.body) as unknown as Record<string, unknown>, models: [plan.model], completes: false, requests: batches.length };
+  if (batches.length) await opts.guard?.check(checked);
+  opts = { ...opts, checked };
   const taken = { next: 0 };
   try {
     await collection.add(plan.model, plan.dimensions, plan.relabel);
     return batches.length ? await sendBatches(collection, plan, opts, batches, taken) : 0;
   } finally {
     // Checked as one call: if no request went, it is under way no longer (the guard's hold can go).
-    if (batches.length && !taken.next) opts.guard?.unsent();
+    if (batches.length && !taken.next) opts.guard?.unsent(checked);
   }
 }
 
@@ -147,10 +151,10 @@ export async function embedTexts(plan: Pick<EmbedPlan, 'model' | 'dimensions'>, 
   const res = await opts.client.embeddings
     .create(embedBody(plan, texts, opts.body), { signal: opts.signal, ...(opts.answering ? { answering: opts.answering } : {}) })
     .catch((err: unknown) => {
-      guard?.failed(err);
+      guard?.failed(err, opts.checked);
       throw err;
     });
-  guard?.record({ command: opts.command ?? 'embed', endpoint: '/v1/embeddings', model: res.model ?? plan.model, ...(res.id ? { id: res.id } : {}), ...usageFields(res.usage as unknown as Record<string, unknown>) });
+  guard?.record({ command: opts.command ?? 'embed', endpoint: '/v1/embeddings', model: res.model ?? plan.model, ...(res.id ? { id: res.id } : {}), ...usageFields(res.usage as unknown as Record<string, unknown>) }, opts.checked);
   opts.onAnswer?.(res, items);
   const vectors: number[][] = [];
   for (const d of res.data) if (Number.isInteger(d.index) && d.index >= 0 && d.index < texts.length) vectors[d.index] = decodeEmbedding(d.embedding);

@@ -14,13 +14,21 @@ import { basename, dirname, join } from 'node:path';
 import { clearLeftMoves } from '../../internal/lock-mark.js';
 import { processAlive, processStart } from '../../internal/process.js';
 import { randomHex } from '../../internal/random-hex.js';
-import { appendUsage, batchHoldPath, ledgerPath } from './ledger.js';
+import { appendUsage, batchHoldPath, ledgerPath, type UsageRecord } from './ledger.js';
 import { budgetUnkept, holdsDir } from './budget-lock.js';
 import { describeCode } from '../../internal/system-errors.js';
 import { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, UNRECORDED, UNSETTLED, boundCost, isStale, orphanBound, orphaned, unsettledLine, type HoldCall, type HoldRecord } from './hold-record.js';
 
 export { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, isStale, type HoldCall, type HoldRecord };
 export { budgetUnkept, holdNames, holdsChange, holdsDir, withBudgetLock } from './budget-lock.js';
+
+function rmQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // Not there to remove.
+  }
+}
 
 export interface Held {
   /** What calls under way hold (each ends with its process). */
@@ -106,6 +114,8 @@ export class BudgetHold {
       writeFileSync(this.path, JSON.stringify(this.rec), { flag: 'wx', mode: 0o600 });
       this.written = true;
     } catch (err) {
+      // Made, then not written (a full disk): an empty file no check needs.
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') rmQuietly(this.path);
       throw budgetUnkept(this.path, err, ignoreBudget);
     }
     this.placed();
@@ -134,10 +144,7 @@ export class BudgetHold {
     this.write();
   }
 
-  /**
-   * The answer of the call held for began: its generation `id` (the first chunk's, or an answer
-   * header's) is kept in the hold, so that the line a kill leaves (hold-record.ts) can be reconciled.
-   */
+  /** The answer of the call held for began: its generation `id` (the first chunk's, or an answer header's) is kept in the hold, so that the line a kill leaves (hold-record.ts) can be reconciled. */
   answering(id: string, endpoint: string): void {
     if (this.rec.id === id || this.settled) return;
     this.rec.id = id;
@@ -157,10 +164,9 @@ export class BudgetHold {
   }
 
   /**
-   * The call made a batch: its bound is held beyond this process, until the batch's cost is in the
-   * ledger (a `batch get` or a watch that sees it end), in a file of the batch's own. Never throws
-   * (the batch exists): where that file cannot be written (a full disk), this hold's own file is
-   * renamed to it, which takes no room; undefined, or why neither could be done.
+   * The call made a batch: its bound is held beyond this process, until the batch's cost is in the ledger (a `batch get` or a watch that
+   * sees it end), in a file of the batch's own. Never throws (the batch exists): where that file cannot be written (a full disk), this
+   * hold's own file is renamed to it, which takes no room; undefined, or why neither could be done.
    */
   toBatch(env: NodeJS.ProcessEnv, batchId: string): string | undefined {
     const why = this.share(env, batchId, this.rec.usd);
@@ -195,9 +201,8 @@ export class BudgetHold {
   }
 
   /**
-   * A call's cost that the ledger could not take (a full disk): unseen there, it would let the budgets
-   * spend it again. What it cost (its bound, when not known) is held instead, past this process, for a
-   * day: this hold's file is renamed, which takes no room. Whether it is held so.
+   * A call's cost that the ledger could not take (a full disk): unseen there, it would let the budgets spend it again. What it cost (its
+   * bound, when not known) is held instead, past this process, for a day: this hold's file is renamed, which takes no room. Whether it is held so.
    */
   unrecorded(cost: number | undefined): boolean {
     if (!this.written) return false;
@@ -227,9 +232,8 @@ export class BudgetHold {
   }
 
   /**
-   * The call held for failed with `err`, or was `stopped` (Ctrl-C, an answer stopped) while it ran:
-   * where the service may have carried it out (`maybeDelivered`: its answer lost, cut or timed out) and
-   * no ledger line says what it cost, its bound is counted (countUnknown). Whether it was.
+   * The call held for failed with `err`, or was `stopped` (Ctrl-C, an answer stopped) while it ran: where the service may have carried
+   * it out (`maybeDelivered`: its answer lost, cut or timed out) and no ledger line says what it cost, its bound is counted (countUnknown).
    */
   failed(err: unknown, stopped = false): boolean {
     if (this.settled || !(stopped || (err as { maybeDelivered?: unknown } | undefined)?.maybeDelivered === true)) return false;
@@ -238,9 +242,8 @@ export class BudgetHold {
   }
 
   /**
-   * The call failed where the service may have carried it out (its answer lost, cut or timed out, or
-   * Ctrl-C while it ran), and no ledger line says what it cost: its bound goes to the ledger as a
-   * process killed then would leave it (hold-record.ts), and the hold is released.
+   * The call failed where the service may have carried it out (its answer lost, cut or timed out, or Ctrl-C while it ran), and no ledger
+   * line says what it cost: its bound goes to the ledger as a process killed then would leave it (hold-record.ts), and the hold is released.
    */
   countUnknown(): void {
     if (this.written) orphaned(this.env, this.path, this.rec, Date.now());
@@ -256,6 +259,12 @@ export class BudgetHold {
     if (usd > 0 && appendUsage(this.env, unsettledLine({ ...rec, usd })) !== undefined) return false;
     this.set(left);
     return true;
+  }
+
+  /** The ledger line of a call abandoned while it may still run (SpendGuard.abandon()): its bound, unsettled, named `id` so that its late ending can take it back. */
+  abandonedLine(usd: number, id: string): UsageRecord & { id: string; cost: number; unsettled: string } {
+    const { id: _id, endpoint: _endpoint, ...rec } = this.rec;
+    return { ...unsettledLine({ ...rec, usd }), time: new Date().toISOString(), id };
   }
 
   /** Whether the hold is still placed: not released, nor moved to a batch or kept past the process. */

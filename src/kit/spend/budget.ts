@@ -64,7 +64,7 @@ export function startOfMonth(now: Date): Date {
 export interface Spent {
   today: number;
   month: number;
-  /** Lines of the ledger no record could be read from (torn, overwritten), or whose cost no call of router wrote: not counted. */
+  /** Lines of the ledger no record could be read from (torn, overwritten), or not as router writes one (a cost, a time, no profile): not counted. */
   damaged?: number;
   /** The first of those lines' numbers (from 1), to name them. */
   damagedLines?: number[];

@@ -1,7 +1,7 @@
 /** One chat request under a spend guard, as every kit loop sends it: checked first, its cost recorded after. */
 import type { ChatCompletion, ChatCompletionRequest } from '../../client/types.js';
 import { usageFields } from './ledger.js';
-import type { SpendGuard } from './spend-guard.js';
+import type { SpendCall, SpendGuard } from './spend-guard.js';
 
 /**
  * Sends `req` with `send`: under a guard it is checked before (its `max_completion_tokens` may be lowered to fit;
@@ -9,11 +9,12 @@ import type { SpendGuard } from './spend-guard.js';
  */
 export async function guardedChat<T extends ChatCompletion>(guard: SpendGuard | undefined, req: ChatCompletionRequest, explicitLimit: boolean, command: string, send: () => Promise<T>): Promise<T> {
   if (!guard) return send();
-  await guard.check({ body: req, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: 'max_completion_tokens', explicitLimit, completes: true });
+  const call: SpendCall = { body: req, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: 'max_completion_tokens', explicitLimit, completes: true };
+  await guard.check(call);
   const completion = await send().catch((err: unknown) => {
-    guard.failed(err);
+    guard.failed(err, call);
     throw err;
   });
-  guard.record({ command, endpoint: '/v1/chat/completions', model: completion.model || req.model, ...(completion.id ? { id: completion.id } : {}), ...usageFields(completion.usage as unknown as Record<string, unknown>) });
+  guard.record({ command, endpoint: '/v1/chat/completions', model: completion.model || req.model, ...(completion.id ? { id: completion.id } : {}), ...usageFields(completion.usage as unknown as Record<string, unknown>) }, call);
   return completion;
 }

@@ -78,7 +78,7 @@ export function orphaned(env: NodeJS.ProcessEnv, path: string, rec: Partial<Hold
 }
 
 /** The ledger line of a call held for that ended (or was killed) before its cost was known: its bound, unsettled. */
-export function unsettledLine(rec: Partial<HoldRecord> & { usd: number; profile: string }): UsageRecord & { unsettled: string } {
+export function unsettledLine(rec: Partial<HoldRecord> & { usd: number; profile: string }): UsageRecord & { cost: number; unsettled: string } {
   return {
     time: rec.time!,
     profile: rec.profile,
@@ -90,6 +90,11 @@ export function unsettledLine(rec: Partial<HoldRecord> & { usd: number; profile:
     ...(typeof rec.api_root === 'string' ? { api_root: rec.api_root } : {}),
     unsettled: UNSETTLED,
   };
+}
+
+/** The line that takes back a line counted at a call's bound (SpendGuard.abandon()'s) once the call ended: at that line's time, as reconcile's. */
+export function withdrawnLine(line: UsageRecord & { id: string; cost: number }): UsageRecord & { reconciles: string; real_cost: number } {
+  return { time: line.time, profile: line.profile, command: line.command, endpoint: line.endpoint, ...(line.model ? { model: line.model } : {}), reconciles: line.id, real_cost: 0, cost: -line.cost };
 }
 
 /** What a ledger line counted at its call's bound says (`usage --reconcile` puts the cost charged beside it where it has an id). */

@@ -13,7 +13,7 @@ const MAX_RECORD_BYTES = 64 * 1024;
 const BUFFER_BYTES = 256 * 1024;
 
 /**
- * Calls `each` with every well-formed record of the ledger (an object with a `time`), in order; other lines are skipped.
+ * Calls `each` with every well-formed record of the ledger (readable()), in order; other lines are skipped.
  * Ctrl-C (`signal`) stops the read. Resolves to how many lines were damaged (not blank, yet no record whole: torn, overwritten).
  */
 export async function eachLedgerRecord(env: NodeJS.ProcessEnv, each: (r: UsageRecord, line: number) => void, signal?: AbortSignal, damagedAt?: (line: number) => void): Promise<number> {
@@ -85,6 +85,9 @@ async function readRecords(handle: FileHandle, each: (r: UsageRecord, line: numb
 /** A record's cost is a number a call could cost, or none: `"0.5"`, `1e999` or `-1` is no cost router wrote (a negative one is reconcile's, checked by budgets). */
 const costReadable = (r: UsageRecord) => r.cost === undefined || (typeof r.cost === 'number' && Number.isFinite(r.cost));
 
+/** A record as router writes one: a time that is a date and a profile's name (else its cost would be counted by no budget, unsaid), its cost readable. */
+const readable = (r: UsageRecord) => !!r && typeof r === 'object' && typeof r.time === 'string' && !Number.isNaN(Date.parse(r.time)) && typeof r.profile === 'string' && costReadable(r);
+
 /** Hands `each` the line's record; 1 when the line was damaged (a record torn, or none whole, or a cost no number), else 0. */
 function parse(buf: Buffer, start: number, end: number, each: (r: UsageRecord, line: number) => void, line: number): number {
   if (end > start && buf[end - 1] === 0x0d) end--;
@@ -102,10 +105,10 @@ function parse(buf: Buffer, start: number, end: number, each: (r: UsageRecord, l
     } catch {
       return 1;
     }
-    if (r && typeof r === 'object' && typeof r.time === 'string' && costReadable(r)) each(r, line);
+    if (readable(r)) each(r, line);
     return 1;
   }
-  if (r && typeof r === 'object' && typeof r.time === 'string' && costReadable(r)) each(r, line);
+  if (readable(r)) each(r, line);
   else return 1;
   return 0;
 }

@@ -6,20 +6,18 @@
  * together more than a budget has left. A further call of the same work (a tool loop's next round)
  * is held to what is left once the earlier calls' cost is taken off.
  */
-import { budgetsFor } from './budget.js';
+import { budgetsFor, reachedLine } from './budget.js';
 import { PROGRAM_WORDS, type Checked, type SpendGuardOptions, type SpendWords } from './spend-guard-options.js';
-import { reachedLine } from './budget.js';
 import { BudgetHold, heldByOthers, holdNames, holdsChange, withBudgetLock, type Held, type HoldCall } from './budget-hold.js';
 import { imagesUnbounded, usd, usdWritten, worstBound, type Pricing } from './cost-bound.js';
 import { describeLimit, fitting, sizeOf, type SpendCall, type Cap } from './fit.js';
 import { BudgetReached, CostCapExceeded, CostUnbounded } from './errors.js';
-import { appendUsage, type UsageRecord } from './ledger.js';
+import type { UsageRecord } from './ledger.js';
 import { roundCost } from '../../internal/round-cost.js';
 import { Underway } from './underway.js';
+import { abandonCalls, appendOf, recordingOf, recordLate, withdraw } from './abandoned-calls.js';
 
-export type { SpendCall };
-
-export type { Cap };
+export type { SpendCall, Cap };
 
 export { PROGRAM_WORDS, type Checked, type SpendEvents, type SpendGuardOptions, type SpendWords } from './spend-guard-options.js';
 
@@ -30,7 +28,7 @@ const NEAR_LINE = 0.5;
 export class HeldBack extends Error {}
 
 export class SpendGuard {
-  private readonly env: NodeJS.ProcessEnv;
+  readonly env: NodeJS.ProcessEnv;
   private readonly words: SpendWords;
   private first?: Checked;
   private firstCheck?: Promise<Checked>;
@@ -58,16 +56,16 @@ export class SpendGuard {
   }
 
   /**
-   * A call's usage once it is answered: counted against the cap and, where calls are recorded, put
-   * in the usage ledger (one whole line appended), which lessens the hold by its cost. Returns why
-   * the ledger could not be written, if it could not (the call is not failed for it).
+   * A call's usage once it is answered (`call`: the one checked, else one not known ends): counted against the cap and, where calls are recorded,
+   * put in the usage ledger (one whole line appended), which lessens the hold by its cost. Returns why the ledger could not be written, if not.
    */
-  record(entry: Omit<UsageRecord, 'time' | 'profile'>): string | undefined {
+  record(entry: Omit<UsageRecord, 'time' | 'profile'>, call?: SpendCall): string | undefined {
+    const ended = this.underway.settle(call);
+    if (ended?.abandoned) return this.endedOne(recordLate(this, entry, ended));
     // Under a budget an answer that said no cost (a stream cut) may still have been charged: its bound counts until reconciled.
     if (this.hold) entry = this.hold.priced(entry);
-    this.underway.settle();
     this.paid(entry.cost);
-    const problem = this.opts.recorded ?? !!this.opts.budgets ? appendUsage(this.env, { time: new Date().toISOString(), profile: this.opts.budgets?.profile ?? 'default', ...entry }) : undefined;
+    const problem = recordingOf(this) ? appendOf(this, entry) : undefined;
     // The hold covers the calls still under way; with none, what this one did not cost is kept for the work's next call.
     if (!problem && this.underway.count) this.hold?.set(this.underway.total);
     else if (!problem) this.hold?.spent(entry.cost);
@@ -76,36 +74,44 @@ export class SpendGuard {
   }
 
   /**
-   * A checked call failed with `err` before its usage was recorded. Where the service may have carried
-   * it out (`maybeDelivered`: its answer lost, cut or timed out) or the guard's signal stopped it, its
-   * bound counts against the cap and, under a budget, goes to the ledger (`unsettled`), as the CLI counts it.
+   * A checked call failed with `err` before its usage was recorded (`call`: the one checked, else one not known). Where
+   * the service may have carried it out (`maybeDelivered`: its answer lost, cut or timed out) or the guard's signal
+   * stopped it, its bound counts against the cap and, under a budget, goes to the ledger (`unsettled`), as the CLI counts it.
    */
-  failed(err: unknown): void {
+  failed(err: unknown, call?: SpendCall): void {
     const stopped = !!this.opts.signal?.aborted;
     // Which call failed is not known: it may have cost the largest bound, and the hold keeps the rest beside it.
     const most = this.underway.largest;
-    this.underway.settle();
+    const ended = this.underway.settle(call);
     const delivered = stopped || (err as { maybeDelivered?: unknown } | undefined)?.maybeDelivered === true;
-    if (delivered) {
+    // Counted at its bound by abandon(): it stays so where it may have been charged, and is taken back where it was not.
+    if (ended?.abandoned) withdraw(this, ended, !delivered);
+    else if (delivered) {
       const { hold } = this;
-      const counted = !hold?.live ? this.first?.bound !== undefined : this.underway.count ? hold.countUnknownOf(most, this.underway.total) : hold.failed(err, stopped);
+      const counted = !hold?.live ? this.first?.bound !== undefined : this.underway.count ? hold.countUnknownOf(call && ended ? ended.bound : most, this.underway.total) : hold.failed(err, stopped);
       if (counted) this.paid(undefined);
     } else if (this.hold?.live && this.underway.count) this.hold.set(this.underway.total);
     this.endedOne();
   }
 
-  /** A checked call was not sent after all (the work stopped first): it is no longer under way, and costs nothing. */
-  unsent(): void {
-    this.underway.settle();
-    if (this.hold?.live && this.underway.count) this.hold.set(this.underway.total);
+  /** A checked call (`call`, else one not known) was not sent after all (the work stopped first): it is no longer under way, and costs nothing. */
+  unsent(call?: SpendCall): void {
+    const ended = this.underway.settle(call);
+    if (ended?.abandoned) withdraw(this, ended);
+    else if (this.hold?.live && this.underway.count) this.hold.set(this.underway.total);
     this.endedOne();
   }
 
-  /** Ends every call checked and never recorded, failed or unsent (a send that threw unsaid) as failed() ends one that may have been carried out: at its bound, in `spent` and, under a budget, the ledger (`unsettled`, until reconcile). Else their bounds stay held for the guard's life. Returns how many. */
+  /**
+   * Ends every call checked and not yet ended (a send that threw unsaid, or one still running) as failed() ends one that may have been
+   * carried out: at its bound, in `spent` and, under a budget, the ledger (`unsettled`); else they stay held for the guard's life. One that
+   * ends after all (record, failed, unsent) is counted once, at what it cost (./abandoned-calls.ts). Returns how many.
+   */
   abandon(): number {
-    const lost = this.underway.count;
-    for (let i = 0; i < lost; i++) this.failed(Object.assign(new Error('a checked call was never settled'), { maybeDelivered: true }));
-    return lost;
+    const lost = this.underway.abandon();
+    abandonCalls(this, lost);
+    this.endedOne();
+    return lost.length;
   }
 
   /** Ends the work: what it holds of the budgets is let go, once no call of the guard is under way (a pool of prompts ends one by one). */
@@ -114,10 +120,12 @@ export class SpendGuard {
     this.endedOne();
   }
 
-  private endedOne(): void {
-    if (!this.releaseWanted || this.underway.count) return;
+  /** A call ended (`out`: what its ending returns). */
+  private endedOne<T>(out?: T): T | undefined {
+    if (!this.releaseWanted || this.underway.count) return out;
     this.releaseWanted = false;
     this.first?.hold?.release();
+    return out;
   }
 
   /**
@@ -130,7 +138,7 @@ export class SpendGuard {
       this.firstCheck = this.holds ? this.underLock((held) => this.once(call, held), undefined, call.models.find((m) => !!m)) : this.once(call);
       this.firstCheck.catch(() => (this.firstCheck = undefined));
       this.first = await this.firstCheck;
-      this.underway.add(this.first.bound);
+      this.underway.add(this.first.bound, call);
       return this.first;
     }
     const first = await this.firstCheck;
@@ -139,7 +147,7 @@ export class SpendGuard {
       if (!said) this.opts.on?.waiting?.(`calls of this guard under way: beside them this call would pass ${first.cap!.name}`);
       await this.underway.ended(this.opts.signal);
     }
-    this.underway.add(await this.next(first, call, this.spent + this.underway.total, this.underway));
+    this.underway.add(await this.next(first, call, this.spent + this.underway.total, this.underway), call);
     return first;
   }
 
@@ -231,10 +239,7 @@ export class SpendGuard {
     return `less the ${usd(spent)} ${this.words.spender} already spent`;
   }
 
-  /**
-   * The prices, or why there are none. A model list that cannot be read (the network, a refused key)
-   * fails a capped call with that failure; a bound without a cap says it is unknown.
-   */
+  /** The prices, or why there are none. A model list that cannot be read (the network, a refused key) fails a capped call with that failure; a bound without a cap says it is unknown. */
   async pricesOrWhy(cap: Cap | undefined, read: () => Promise<Pricing[] | string>): Promise<Pricing[] | string> {
     try {
       return await read();
@@ -244,11 +249,7 @@ export class SpendGuard {
     }
   }
 
-  /**
-   * Checks under the budgets' lock, beside what calls under way (in any process) hold, and holds
-   * the bound until its cost is in the ledger. One that would fit once those calls end waits for
-   * them; one that would not is refused.
-   */
+  /** Checks under the budgets' lock, beside what calls under way (in any process) hold, and holds the bound until its cost is in the ledger. One that would fit once those calls end waits for them; one that would not is refused. */
   private async underLock(attempt: (held: Held) => Promise<Checked>, hold?: BudgetHold, model?: string, beside = 0): Promise<Checked> {
     const { env } = this;
     const profile = this.opts.budgets!.profile;

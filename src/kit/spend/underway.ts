@@ -1,29 +1,59 @@
+import type { UsageRecord } from './ledger.js';
+
+/** A call checked and not yet answered or failed: its bound, the call checked (where said), and whether abandon() counted it. */
+export interface UnderwayCall {
+  bound: number;
+  call?: object;
+  /** abandon() counted it at its bound while it may still run; `line`: the id of the ledger line that counts it, if one was written. */
+  abandoned?: { line?: UsageRecord & { id: string; cost: number; unsettled: string } };
+}
+
 /** The bounds of a guard's calls checked and not yet answered or failed: what they may still cost, beside what it spent. */
 export class Underway {
-  private readonly bounds: number[] = [];
+  private readonly calls: UnderwayCall[] = [];
   private waiters: (() => void)[] = [];
 
+  /** The calls under way that abandon() has not counted: what checks are held beside. */
+  get live(): UnderwayCall[] {
+    return this.calls.filter((c) => !c.abandoned);
+  }
+
   get total(): number {
-    return this.bounds.reduce((sum, b) => sum + b, 0);
+    return this.live.reduce((sum, c) => sum + c.bound, 0);
   }
 
   get count(): number {
-    return this.bounds.length;
+    return this.live.length;
   }
 
-  add(bound: number | undefined): void {
-    if (bound !== undefined) this.bounds.push(bound);
+  add(bound: number | undefined, call?: object): void {
+    if (bound !== undefined) this.calls.push({ bound, ...(call ? { call } : {}) });
   }
 
-  /** A call ended. Which one is not known: the smallest bound goes, so what is kept is never less than what may still be spent. */
-  settle(): void {
-    if (this.bounds.length) this.bounds.splice(this.bounds.indexOf(Math.min(...this.bounds)), 1);
+  /**
+   * A call ended: `call`, the one checked, where the caller says it (none if it was never added); else one not known,
+   * whose smallest bound goes, so what is kept is never less than what may still be spent: one not abandoned, else an
+   * abandoned one (every checked call ends once). Returns the one taken off.
+   */
+  settle(call?: object): UnderwayCall | undefined {
+    const pool = call ? this.calls.filter((c) => c.call === call).slice(0, 1) : this.live.length ? this.live : this.calls;
+    const ended = pool.length ? pool.reduce((low, c) => (c.bound < low.bound ? c : low)) : undefined;
+    if (ended) this.calls.splice(this.calls.indexOf(ended), 1);
     for (const wake of this.waiters.splice(0)) wake();
+    return ended;
   }
 
   /** The largest bound under way, 0 if none: what a call that ended unknown (which one is not known) may have cost at most. */
   get largest(): number {
-    return this.bounds.length ? Math.max(...this.bounds) : 0;
+    return this.live.reduce((most, c) => Math.max(most, c.bound), 0);
+  }
+
+  /** Ends the calls under way that abandon() has not counted (they stay, marked, for their late ending); returns them. */
+  abandon(): UnderwayCall[] {
+    const lost = this.live;
+    for (const c of lost) c.abandoned = {};
+    for (const wake of this.waiters.splice(0)) wake();
+    return lost;
   }
 
   /** Resolves once a call ends; rejects with the signal's reason once it is aborted. */

@@ -1,0 +1,65 @@
+/**
+ * SpendGuard.abandon(): the calls of a guard checked and not yet ended are counted at their bound (in `spent` and,
+ * under a budget, an `unsettled` ledger line each, named so that it can be taken back). One of them may still be
+ * running: when it ends after all it is counted once, at what it cost, and the line from abandon() is taken back
+ * (a line naming it, as reconcile's do) once the call's own is written; one not sent or refused is taken back whole.
+ */
+import { randomHex } from '../../internal/random-hex.js';
+import { withdrawnLine } from './hold-record.js';
+import { appendUsage, type UsageRecord } from './ledger.js';
+import type { BudgetHold } from './budget-hold.js';
+import type { SpendGuardOptions } from './spend-guard-options.js';
+import type { UnderwayCall } from './underway.js';
+
+/** What of a SpendGuard its abandoned calls touch. */
+interface SpendGuard {
+  spent: number;
+  readonly env: NodeJS.ProcessEnv;
+  readonly opts: Pick<SpendGuardOptions, 'recorded' | 'budgets'>;
+  readonly hold?: BudgetHold;
+}
+
+/** Whether the guard's calls go to the usage ledger. */
+export function recordingOf(guard: SpendGuard): boolean {
+  return guard.opts.recorded ?? !!guard.opts.budgets;
+}
+
+/** Appends a line of the guard's profile (now, unless the entry says when); why it could not be, if it could not. */
+export function appendOf(guard: SpendGuard, entry: Omit<UsageRecord, 'time' | 'profile'> & { time?: string }): string | undefined {
+  return appendUsage(guard.env, { time: new Date().toISOString(), profile: guard.opts.budgets?.profile ?? 'default', ...entry });
+}
+
+/** Counts calls abandoned at their bound; what the ledger cannot take is held past the process instead (for a day). */
+export function abandonCalls(guard: SpendGuard, lost: UnderwayCall[]): void {
+  const { hold } = guard;
+  let unwritten = 0;
+  for (const c of lost) {
+    guard.spent += c.bound;
+    if (!hold?.live || c.bound <= 0) continue;
+    const line = hold.abandonedLine(c.bound, `abandoned-${randomHex(8)}`);
+    if (appendOf(guard, line)) unwritten += c.bound;
+    else c.abandoned = { line };
+  }
+  if (!hold?.live) return;
+  hold.set(unwritten, true);
+  if (unwritten) hold.unrecorded(unwritten);
+}
+
+/** An abandoned call answered after all: its line (its cost, else still its bound), then abandon()'s line taken back. */
+export function recordLate(guard: SpendGuard, entry: Omit<UsageRecord, 'time' | 'profile'>, ended: UnderwayCall): string | undefined {
+  const known = typeof entry.cost === 'number' && Number.isFinite(entry.cost);
+  const counted = ended.abandoned?.line;
+  if (!known && counted) entry = { ...entry, cost: counted.cost, unsettled: counted.unsettled };
+  if (known) guard.spent += entry.cost! - ended.bound;
+  const problem = recordingOf(guard) ? appendOf(guard, entry) : undefined;
+  if (!problem) withdraw(guard, ended, true, false);
+  return problem;
+}
+
+/** Takes back (where `taken`) what abandon() counted of a call: in `spent` (unless `unspend` is false) and its ledger line. */
+export function withdraw(guard: SpendGuard, ended: UnderwayCall, taken = true, unspend = true): void {
+  if (!taken) return;
+  if (unspend) guard.spent -= ended.bound;
+  const line = ended.abandoned?.line;
+  if (line) appendOf(guard, withdrawnLine(line));
+}
