@@ -55,19 +55,24 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
+/** A program run by node as a user runs it, against the test's emulator: its exit code and whole output. */
+function runProgram(file: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [file], { cwd: t.dir, env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
 it('a program using the library keeps its flags, listeners, globals and output, is never exited, and ends by itself', async () => {
   // Inside the package, so that its name resolves to itself (as it does where it is installed).
   const file = join(ROOT, `.library-host-${process.pid}.mjs`);
   writeFileSync(file, HOST);
   try {
-    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-      const child = spawn(process.execPath, [file], { cwd: t.dir, env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d));
-      child.stderr.on('data', (d: Buffer) => (stderr += d));
-      child.on('close', (code) => done({ code, stdout, stderr }));
-    });
+    const r = await runProgram(file);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as { seen: unknown[]; written: string[]; importChanged: boolean; useChanged: boolean; before: string; afterUse: string };
@@ -95,14 +100,7 @@ await client.close();
   const file = join(ROOT, `.library-host-stuck-${process.pid}.mjs`);
   writeFileSync(file, program);
   try {
-    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-      const child = spawn(process.execPath, [file], { cwd: t.dir, env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d));
-      child.stderr.on('data', (d: Buffer) => (stderr += d));
-      child.on('close', (code) => done({ code, stdout, stderr }));
-    });
+    const r = await runProgram(file);
     expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 0, stdout: 'stuck timeout\n', stderr: '' });
   } finally {
     rmSync(file, { force: true });
