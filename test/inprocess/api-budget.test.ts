@@ -39,3 +39,13 @@ it('the paid routes no command sends (transcriptions, images, rerank) are refuse
     expect(t.requests().filter((q) => q.path === path)).toHaveLength(0);
   }
 });
+
+it('a paid POST under a budget is refused when the API root leaves /api to the path too', async () => {
+  const env = { ROUTER_DAILY_BUDGET: '5', ROUTER_API_ROOT: t.apiRoot.replace(/\/api$/, '') };
+  // Old code: the path /api/v1/chat/completions was not taken for the chat route: sent, exit 0, beside the budget.
+  const before = sent();
+  const r = await t.run(['api', 'POST', '/api/v1/chat/completions', '--input', '-'], { env, input: body });
+  expect(r).toMatchObject({ code: 4, stdout: '' });
+  expect(r.stderr).toMatch(/^error: router api is not held to daily_budget .*: POST \/api\/v1\/chat\/completions was not sent; use the command for it/);
+  expect(sent()).toBe(before);
+});
