@@ -22,3 +22,13 @@ it('chat hides the start of a key an answer cuts short the same streamed, --no-s
   }
   expect(await run(['responses', '--model', 'local/echo', `cut: ${cut}`])).toMatchObject({ code: 0, stdout: 'cut: ****\n' });
 });
+
+it('--show-reasoning hides a key in use that the reasoning says back', async () => {
+  // Was: stderr held the key ('The question is about "my key sk-rt-v1-…"').
+  for (const [command, extra] of [['chat', []], ['chat', ['--no-stream']], ['responses', []], ['responses', ['--no-stream']]] as const) {
+    const r = await run([command, '--model', 'local/thinker', '--show-reasoning', ...extra, `my key ${t.apiKey} ok`]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('about "my key **** ok"');
+    expect(r.stderr).not.toContain(t.apiKey.slice(0, 16));
+  }
+});
