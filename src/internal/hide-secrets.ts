@@ -1,4 +1,9 @@
-import { redactText } from './redact-text.js';
+/** `text` with each secret replaced by `****` (whole secrets only). */
+export function redactText(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (s && out.includes(s)) out = out.split(s).join('****');
+  return out;
+}
 
 /** The part of a secret that, left in a text cut short (a quoted snippet, a line cut at its width), still gives too much of it away. */
 const PREFIX_CHARS = 16;

@@ -1,15 +1,10 @@
-/** `text` with each secret replaced by `****`. */
-export function redactText(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) if (s && out.includes(s)) out = out.split(s).join('****');
-  return out;
-}
+import { hideSecrets, redactText } from './hide-secrets.js';
 
 /** A value to print as JSON, with any secret in its strings redacted (an answer that says a key back). */
 export function redactJson<T>(value: T, secrets: readonly string[]): T {
   if (!secrets.length) return value;
   const text = JSON.stringify(value);
-  const shown = redactText(text, secrets);
+  const shown = hideSecrets(text, secrets);
   return shown === text ? value : (JSON.parse(shown) as T);
 }
 
@@ -42,14 +37,15 @@ export class TextRedactor {
     const all = redactText(this.held + piece, this.secrets);
     const keep = secretStart(all, this.secrets);
     this.held = all.slice(all.length - keep);
-    return all.slice(0, all.length - keep);
+    // What is let go is no longer the start of a whole key: a start of one it holds is hidden as a cut quote's.
+    return hideSecrets(all.slice(0, all.length - keep), this.secrets);
   }
 
   /** What is left at the end (the start of a secret that never came whole). */
   end(): string {
     const rest = this.held;
     this.held = '';
-    return rest;
+    return hideSecrets(rest, this.secrets);
   }
 }
 

@@ -28,3 +28,24 @@ it('a paid POST under a budget is refused, naming the budget and the way past it
   expect((await t.run(['api', '/v1/models'], { env })).code).toBe(0);
   expect((await t.run(['api', 'POST', '/v1/chat/completions', '--input', '-'], { input: body })).code).toBe(0);
 });
+
+it('the paid routes no command sends (transcriptions, images, rerank) are refused under a budget too', async () => {
+  const env = { ROUTER_DAILY_BUDGET: '5' };
+  // Old code: sent (the real service charges them; router serve answers 404), beside the budget.
+  for (const path of ['/v1/audio/transcriptions', '/v1/images', '/v1/rerank']) {
+    const r = await t.run(['api', 'POST', path, '-f', 'model=x/y'], { env });
+    expect(r).toMatchObject({ code: 4, stdout: '' });
+    expect(r.stderr).toBe(`error: router api is not held to daily_budget (ROUTER_DAILY_BUDGET), nor is what it spends in the usage ledger: POST ${path} was not sent; pass --ignore-budget to send it anyway\n`);
+    expect(t.requests().filter((q) => q.path === path)).toHaveLength(0);
+  }
+});
+
+it('a paid POST under a budget is refused when the API root leaves /api to the path too', async () => {
+  const env = { ROUTER_DAILY_BUDGET: '5', ROUTER_API_ROOT: t.apiRoot.replace(/\/api$/, '') };
+  // Old code: the path /api/v1/chat/completions was not taken for the chat route: sent, exit 0, beside the budget.
+  const before = sent();
+  const r = await t.run(['api', 'POST', '/api/v1/chat/completions', '--input', '-'], { env, input: body });
+  expect(r).toMatchObject({ code: 4, stdout: '' });
+  expect(r.stderr).toMatch(/^error: router api is not held to daily_budget .*: POST \/api\/v1\/chat\/completions was not sent; use the command for it/);
+  expect(sent()).toBe(before);
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TextRedactor } from '../../src/internal/redact-text.js';
+import { redactJson, TextRedactor } from '../../src/internal/redact-text.js';
 
 describe('TextRedactor', () => {
   const key = 'sk-rt-v1-0123456789abcdef';
@@ -20,5 +20,17 @@ describe('TextRedactor', () => {
     let shown = '';
     for (const c of `x${key}other-secret-1${key.slice(0, 5)}`) shown += hide.push(c);
     expect(shown + hide.end()).toBe(`x********${key.slice(0, 5)}`);
+  });
+});
+
+describe('TextRedactor and redactJson hide a start a cut left as hideSecrets does', () => {
+  const key = 'sk-rt-v1-0123456789abcdef0123';
+  it('hides 16 or more characters of a key not followed by the rest, wherever the pieces split', () => {
+    const text = `a ${key.slice(0, 20)}! b ${key.slice(0, 24)}`;
+    for (let at = 0; at <= text.length; at++) {
+      const hide = new TextRedactor([key]);
+      expect(hide.push(text.slice(0, at)) + hide.push(text.slice(at)) + hide.end()).toBe('a ****! b ****');
+    }
+    expect(redactJson({ text: `cut ${key.slice(0, 18)}` }, [key])).toEqual({ text: 'cut ****' });
   });
 });

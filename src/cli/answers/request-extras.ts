@@ -7,6 +7,7 @@ import { usage } from '../exit-codes.js';
 import { textFromArgs, type TextOptions } from '../io/input.js';
 import type { IO } from '../io/io.js';
 import { visible } from '../../internal/visible.js';
+import { TextRedactor } from '../../internal/redact-text.js';
 import { checkImagesDir, showImages } from './save-images.js';
 import { chatResponseFormat, loadSchema, printSchemaAnswer, responsesTextFormat, type AnswerSchema } from './schema-check.js';
 import type { FlagValues } from '../flags/flags.js';
@@ -96,17 +97,24 @@ export function applyExtras(req: Body, opts: ExtraOpts, extras: Extras, api: 'ch
 export function reasoningPrinter(io: IO, opts: ExtraOpts) {
   let started = false;
   let last = '';
+  // A key in use that the reasoning says back (of a prompt that held it) is hidden, as the answer's is.
+  const hide = new TextRedactor(io.secrets);
+  const show = (text: string) => {
+    if (!text) return;
+    if (!started && io.errColor) io.err('\x1b[2m');
+    started = true;
+    last = text;
+    // On a terminal the model's control characters are shown escaped, as its answer's are (a CR that ends a
+    // line, or this piece, is dropped: the piece after may start with its LF).
+    io.err(io.stderrTTY ? visible(text.replace(/\r(\n|$)/g, '$1'), '\n\t') : text);
+  };
   return {
     write(text: string) {
       if (!opts.showReasoning || opts.json || !text) return;
-      if (!started && io.errColor) io.err('\x1b[2m');
-      started = true;
-      last = text;
-      // On a terminal the model's control characters are shown escaped, as its answer's are (a CR that ends a
-      // line, or this piece, is dropped: the piece after may start with its LF).
-      io.err(io.stderrTTY ? visible(text.replace(/\r(\n|$)/g, '$1'), '\n\t') : text);
+      show(hide.push(text));
     },
     end() {
+      show(hide.end());
       if (started) io.err(`${io.errColor ? '\x1b[22m' : ''}${last.endsWith('\n') ? '' : '\n'}`);
       started = false;
     },
