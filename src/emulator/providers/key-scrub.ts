@@ -76,9 +76,12 @@ function keyStartAtEnd(bytes: Buffer, keys: readonly Buffer[]): number {
   return longest;
 }
 
-/** The provider keys to hide, as bytes: those of 8 characters or more (a shorter one would mask ordinary words). */
+/**
+ * The provider keys to hide, as bytes: those of 8 characters or more (a shorter one would mask ordinary
+ * words), the longest first (a key that begins another, hidden first, would leave the other's rest shown).
+ */
 export function keyBytes(keys: readonly (string | undefined)[]): Buffer[] {
-  return [...new Set(keys.filter((k): k is string => !!k && k.length >= 8))].map((k) => Buffer.from(k));
+  return [...new Set(keys.filter((k): k is string => !!k && k.length >= 8))].sort((a, b) => b.length - a.length).map((k) => Buffer.from(k));
 }
 
 /**
