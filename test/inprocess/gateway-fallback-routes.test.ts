@@ -169,6 +169,8 @@ describe('speech falls back at run time', () => {
     expect(Buffer.from(await res.arrayBuffer()).equals(expected)).toBe(true);
     const meta = JSON.parse(res.headers.get('x-router-metadata')!) as Meta;
     expect([meta.attempt, meta.strategy, tried(meta)]).toEqual([5, 'fallback', [...passedOver, 'up']]);
+    // A page's script may read it (CORS shows a script only the headers listed).
+    expect(res.headers.get('access-control-expose-headers')).toMatch(/\bx-router-metadata\b.*\bx-openrouter-metadata\b/);
     expect(meta.summary).toMatch(/^speech: test\/tts -> test\/tts via up \(attempt 5\)/);
     expect(before - balance()).toBeCloseTo(input.length * 0.001, 10);
     // Not asked for, not there.

@@ -35,3 +35,20 @@ it('gives back each kept content as it came, the request kept as its bytes, null
   expect(kept.get('gen-1949')).toBeUndefined();
   for (let i = 1950; i < 2_000; i++) expect(kept.get(`gen-${i}`)).toEqual({ workspace: `w${i % 3}`, asked: asked(i), completion: said(i), reasoning: said(i + 1), failedBy: i % 7 ? undefined : 'up' });
 });
+
+it('keeps a request larger than its ring has grown whole, after many small ones', () => {
+  // The newest thousand of 1,100 small requests, then prompts of 1 MiB (each twice: asked and answered).
+  const kept = new KeptContents(1_000, 16 * 1024 * 1024);
+  const keep = (id: string, text: string) => {
+    const asked = JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content: text }] });
+    kept.keep(id, { workspace: 'w', asked: Buffer.from(asked), completion: text, reasoning: null, failedBy: undefined }, asked.length + text.length);
+    return asked;
+  };
+  for (let i = 0; i < 1_100; i++) keep(`gen-${i}-abcdefabcdefabcdefab`, 'x'.repeat(210));
+  for (const n of [1, 2, 3]) {
+    const text = 'y'.repeat(1 << 20);
+    // Before: a RangeError from the ring (the request failed as its content was kept).
+    const asked = keep(`big-${n}`, text);
+    expect(kept.get(`big-${n}`)).toMatchObject({ asked, completion: text });
+  }
+});

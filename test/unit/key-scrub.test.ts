@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KeyScrub, keyBytes } from '../../src/emulator/providers/key-scrub.js';
+import { keyHider } from '../../src/emulator/routing/metadata.js';
 
 const KEY = 'sk-provider-secret-0123456789abcdef';
 const OTHER = 'sk-other-0123456789';
@@ -38,5 +39,15 @@ describe('KeyScrub', () => {
 
   it('leaves keys shorter than 8 characters alone', () => {
     expect(keyBytes(['short', undefined, KEY, KEY])).toEqual([Buffer.from(KEY)]);
+  });
+  it('hides the whole of a key another key begins, in whatever order they are configured', () => {
+    const longer = `${KEY}-and-more-of-it`;
+    for (const keys of [[KEY, longer], [longer, KEY]]) {
+      const scrub = new KeyScrub(keyBytes(keys));
+      const out = Buffer.concat([scrub.push(Buffer.from(`data: {"content":"${longer} and ${KEY}"}\n\n`)), scrub.end() ?? Buffer.alloc(0)]);
+      expect(out.toString()).toBe('data: {"content":"[provider key] and [provider key]"}\n\n');
+      // An upstream's words (a refusal) the same.
+      expect(keyHider(keys)(`bad key ${longer}, not ${KEY}`)).toBe('bad key [provider key], not [provider key]');
+    }
   });
 });

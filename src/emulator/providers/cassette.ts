@@ -6,6 +6,7 @@ import { replayAudio, teeAudio } from './cassette-audio.js';
 import { parsed, Stopping, type Cassette } from './cassette-format.js';
 import { failAgain, failed, gone, recordedRefusalHint, replay } from './cassette-replay.js';
 import { visible } from '../../internal/visible.js';
+import { hiddenKey } from './key-scrub.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { inOrder, matchKey, nearestTake, takesByRequest, writeCassetteFile, type Endpoint, type Take } from './cassette-folder.js';
 
@@ -222,7 +223,7 @@ export class CassetteDeck {
     const save = () => {
       // An upstream that echoes the key it was sent (in a refusal) must not put it in a file people share.
       const text = `${JSON.stringify(cassette, null, 2)}\n`;
-      this.write(join(this.dir, file), live.secret && live.secret.length >= 8 ? text.replaceAll(live.secret, '[provider key]') : text);
+      this.write(join(this.dir, file), hiddenKey(live.secret) ? text.replaceAll(live.secret, '[provider key]') : text);
       this.written.add(file);
       // Failures held until an answer came are this request's earlier takes, written after it: the
       // first takes the older take 1's file, so a run killed between would leave it alone in place of

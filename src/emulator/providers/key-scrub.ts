@@ -76,9 +76,18 @@ function keyStartAtEnd(bytes: Buffer, keys: readonly Buffer[]): number {
   return longest;
 }
 
-/** The provider keys to hide, as bytes: those of 8 characters or more (a shorter one would mask ordinary words). */
+/**
+ * Whether a configured key is hidden where it shows: one of 8 characters or more with a digit, or of 20
+ * or more. A shorter one, or a word such as the placeholders local servers take (`anything`,
+ * `not-needed`, `lm-studio`), would mask what answers say; no provider's key is one.
+ */
+export function hiddenKey(key: string | undefined): key is string {
+  return !!key && key.length >= 8 && (key.length >= 20 || /[0-9]/.test(key));
+}
+
+/** The provider keys to hide, as bytes (hiddenKey), the longest first (a key that begins another, hidden first, would leave the other's rest shown). */
 export function keyBytes(keys: readonly (string | undefined)[]): Buffer[] {
-  return [...new Set(keys.filter((k): k is string => !!k && k.length >= 8))].map((k) => Buffer.from(k));
+  return [...new Set(keys.filter(hiddenKey))].sort((a, b) => b.length - a.length).map((k) => Buffer.from(k));
 }
 
 /**

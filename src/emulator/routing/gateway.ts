@@ -6,6 +6,7 @@ import { Serialized } from '../http/serialized.js';
 import { DEFAULT_BATCH_CONCURRENCY, type GatewayConfig } from '../providers/config.js';
 import { LocalModels } from '../providers/local.js';
 import { OpenAICompatible } from '../providers/openai-compatible.js';
+import { hiddenKey } from '../providers/key-scrub.js';
 import { CassetteDeck, type CassetteMode } from '../providers/cassette.js';
 import type { ProviderAdapter, UpstreamReply } from '../providers/types.js';
 import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
@@ -57,7 +58,7 @@ export class Gateway {
 
   // `estimates`: what unbounded requests hold while in flight, in the store's table (saved with its state).
   constructor(opts: GatewayOptions & { estimates?: Map<string, number> }, private readonly estimates = new Estimates(opts.estimates)) {
-    const keys = opts.config.providers.map((p) => p.apiKey).filter((k): k is string => !!k && k.length >= 8);
+    const keys = opts.config.providers.map((p) => p.apiKey).filter(hiddenKey);
     this.hide = keyHider(keys);
     this.batchConcurrency = opts.config.batchConcurrency ?? DEFAULT_BATCH_CONCURRENCY;
     const deck = (this.deck = opts.cassettes && new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing));

@@ -110,8 +110,10 @@ export function metadataFor(ask: MetadataAsk, body: Record<string, unknown>, can
  * where the words were cut short (a failure keeps the first 200 characters of a refusal).
  */
 export function keyHider(keys: string[]): (text: string) => string {
+  // The longest first: a key that begins another, hidden first, would leave the other's rest shown.
+  const longestFirst = [...keys].sort((a, b) => b.length - a.length);
   return (text) => {
-    for (const key of keys) {
+    for (const key of longestFirst) {
       text = text.replaceAll(key, '[provider key]');
       for (let n = Math.min(key.length - 1, text.length); n >= 4; n--) {
         if (text.endsWith(key.slice(0, n))) {

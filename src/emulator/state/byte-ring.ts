@@ -42,10 +42,14 @@ export class ByteRing {
   }
 
   private placed(length: number, write: (at: number) => void): number {
-    // A text that would run past the buffer's end begins at its start.
-    if ((this.next % this.size) + length > this.size) this.next += this.size - (this.next % this.size);
-    // Where it fits in this size it fits in a multiple of it: no second skip once grown.
-    if (this.next + length - this.first > this.size) this.grow(length);
+    for (;;) {
+      // A text that would run past the buffer's end begins at its start (one larger than the buffer needs it grown first).
+      const offset = this.next % this.size;
+      if (offset && offset + length > this.size) this.next += this.size - offset;
+      if (this.next + length - this.first <= this.size && (this.next % this.size) + length <= this.size) break;
+      // Grown, the text may again run past the end: a text longer than the old size can start at its last stretch.
+      this.grow(length);
+    }
     const at = this.next;
     write(at % this.size);
     this.next += length;
