@@ -4,6 +4,7 @@ import { markFirst, markForOlder, releaseOwn, remarkForOlder, removeIf, unmarkFo
 import { sleep } from './sleep.js';
 import { atExit } from './exit-hooks.js';
 import { FileLockTimeout } from './lock-timeout.js';
+import { patience } from './lock-patience.js';
 
 export { describeHolder, type LockHolder } from './lock-text.js';
 
@@ -247,11 +248,11 @@ export function leftBehind(): (lock: string, taken: Busy) => boolean {
 }
 
 /** One try of withFileLock: the lock's release once taken, else undefined (wait and try again). */
-function tryTake(file: string, until: number, waitMs: number, left: ReturnType<typeof leftBehind>): (() => void) | undefined {
+function tryTake(file: string, waiting: ReturnType<typeof patience>, waitMs: number, left: ReturnType<typeof leftBehind>): (() => void) | undefined {
   const lock = `${file}.lock`;
   const taken = takeLock(lock);
   if ('release' in taken) return taken.release;
-  if (left(lock, taken) || Date.now() <= until) return undefined;
+  if (left(lock, taken) || waiting(lock)) return undefined;
   throw new FileLockTimeout(`cannot change ${file}: ${describeHolder({ pid: taken.holder, host: taken.host, elsewhere: taken.elsewhere })} has held its lock for ${waitMs / 1000} s; try again, or remove ${lock} if no router runs`);
 }
 
@@ -262,10 +263,10 @@ function tryTake(file: string, until: number, waitMs: number, left: ReturnType<t
  * LEFT_MS is taken over (Watch).
  */
 export function withFileLock<T>(file: string, change: () => T, waitMs = 10_000): T {
-  const until = Date.now() + waitMs;
+  const waiting = patience(waitMs);
   const left = leftBehind();
   for (;;) {
-    const release = tryTake(file, until, waitMs, left);
+    const release = tryTake(file, waiting, waitMs, left);
     if (!release) {
       Atomics.wait(pause, 0, 0, 5);
       continue;
@@ -280,10 +281,10 @@ export function withFileLock<T>(file: string, change: () => T, waitMs = 10_000):
 
 /** withFileLock with its waits on timers (a library's caller); `change` may be async, and is awaited holding the lock. */
 export async function withFileLockAsync<T>(file: string, change: () => T | Promise<T>, waitMs = 10_000): Promise<T> {
-  const until = Date.now() + waitMs;
+  const waiting = patience(waitMs);
   const left = leftBehind();
   for (;;) {
-    const release = tryTake(file, until, waitMs, left);
+    const release = tryTake(file, waiting, waitMs, left);
     if (!release) {
       await sleep(5);
       continue;

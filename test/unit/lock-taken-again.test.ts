@@ -1,0 +1,42 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { FileLockTimeout, withFileLockAsync } from '../../src/internal/file-lock.js';
+
+const LOCK = JSON.stringify(join(import.meta.dirname, '../../src/internal/file-lock.ts'));
+const dir = mkdtempSync(join(tmpdir(), 'router-lock-again-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A child that runs `code` with withFileLock and takeLock in scope; stdout piped (it says when it holds). */
+function child(code: string) {
+  const p = spawn(process.execPath, ['--import', 'tsx', '-e', `import(${LOCK}).then(({ withFileLock, takeLock }) => { ${code} })`], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const said = new Promise((ready) => p.stdout.once('data', ready));
+  const exit = new Promise<number | null>((done) => p.on('exit', done));
+  return { p, said, exit };
+}
+
+it('a writer that keeps taking the lock again (short changes) is waited out: the other is not timed out', async () => {
+  const file = join(dir, 'busy');
+  // 40 changes of 25 ms each, the lock taken again at once after each (what one writer adding entries does): the
+  // lock is never held long, but it is held, by one holding after another, for well over the waiter's 250 ms.
+  const writer = child(`const pause = new Int32Array(new SharedArrayBuffer(4));
+    for (let k = 0; k < 40; k++) withFileLock(${JSON.stringify(file)}, () => { if (k === 0) console.log('holding'); Atomics.wait(pause, 0, 0, 25); });`);
+  await writer.said;
+  // Before: FileLockTimeout "has held its lock for 0.25 s" once 250 ms had passed since the first look.
+  await expect(withFileLockAsync(file, () => 'mine', 250)).resolves.toBe('mine');
+  expect(await writer.exit).toBe(0);
+});
+
+it('one holding kept past the wait is still a FileLockTimeout', async () => {
+  const file = join(dir, 'held');
+  const holder = child(`takeLock(${JSON.stringify(`${file}.lock`)}); console.log('held'); process.stdin.resume(); process.stdin.on('end', () => process.exit(0));`);
+  await holder.said;
+  try {
+    await expect(withFileLockAsync(file, () => 'mine', 250)).rejects.toThrow(FileLockTimeout);
+  } finally {
+    holder.p.stdin.end();
+  }
+  expect(await holder.exit).toBe(0);
+});
