@@ -3,20 +3,19 @@
  * stalls, the listing's key order; in process against the emulator, fragment URLs from a plain HTTP server on
  * 127.0.0.1 that counts what it got.
  */
-import { createServer, type Server } from 'node:http';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { webServer } from '../support/upstreams.js';
 
 let t: CliEnv;
-let web: Server;
+let web: { root: string; close(): Promise<void> };
 let webRoot: string;
 const asked: string[] = [];
 beforeAll(async () => {
   t = await startCliEnv();
-  web = createServer((req, res) => {
+  web = await webServer((req, res) => {
     asked.push(req.url!);
     if (req.url === '/stall') return; // never answers
     if (req.url === '/trickle') {
@@ -29,12 +28,10 @@ beforeAll(async () => {
     }
     res.writeHead(404).end();
   });
-  await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
-  webRoot = `http://127.0.0.1:${(web.address() as AddressInfo).port}`;
+  webRoot = web.root;
 });
 afterAll(async () => {
-  web.closeAllConnections();
-  await new Promise((r) => web.close(r));
+  await web.close();
   await t.close();
 });
 

@@ -3,12 +3,12 @@
  * conversations, and `chat -f/--sf` with fragments kept once by hash (`router fragments`); in process
  * against the emulator, fragment URLs served by a plain HTTP server on 127.0.0.1 that records what it got.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { webServer } from '../support/upstreams.js';
 import { FragmentStore } from '../../src/kit/fragments.js';
 import { fetchFragment } from '../../src/kit/fragment-sources.js';
 import { FragmentError } from '../../src/kit/errors.js';
@@ -18,12 +18,12 @@ import { chatModel } from '../../src/kit/conversation.js';
 import { RouterClient } from '../../src/client/index.js';
 
 let t: CliEnv;
-let web: Server;
+let web: { root: string; close(): Promise<void> };
 let webRoot: string;
 const seen: { url: string; headers: IncomingHttpHeaders }[] = [];
 beforeAll(async () => {
   t = await startCliEnv();
-  web = createServer((req, res) => {
+  web = await webServer((req, res) => {
     seen.push({ url: req.url!, headers: req.headers });
     if (req.url === '/doc.txt') return res.end('Pelicans keep fish in their pouch.\n');
     if (req.url === '/moved') return res.writeHead(302, { location: '/doc.txt' }).end();
@@ -33,12 +33,10 @@ beforeAll(async () => {
     if (req.url === '/half') return res.writeHead(200).write('the first words'); // its head, then nothing
     res.writeHead(404).end('no such page');
   });
-  await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
-  webRoot = `http://127.0.0.1:${(web.address() as AddressInfo).port}`;
+  webRoot = web.root;
 });
 afterAll(async () => {
-  web.closeAllConnections();
-  await new Promise((r) => web.close(r));
+  await web.close();
   await t.close();
 });
 

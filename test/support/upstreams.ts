@@ -13,30 +13,34 @@ export interface LocalUpstream {
   close(): Promise<void>;
 }
 
-export async function localUpstream(answer: (req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>) => void): Promise<LocalUpstream> {
-  const seen: IncomingMessage['headers'][] = [];
+/** A plain HTTP server on 127.0.0.1 (a fragment URL's, an upstream's): its root, and a close that ends open connections too. */
+export async function webServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ root: string; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
-  const server = createServer((req, res) => {
-    seen.push(req.headers);
-    let raw = '';
-    req.on('data', (d: Buffer) => (raw += d.toString()));
-    req.on('end', () => answer(req, res, raw ? (JSON.parse(raw) as Record<string, unknown>) : {}));
-  });
+  const server = createServer(handler);
   server.on('connection', (s) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    seen,
+    root: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const s of sockets) s.destroy();
       await closed;
     },
   };
+}
+
+export async function localUpstream(answer: (req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>) => void): Promise<LocalUpstream> {
+  const seen: IncomingMessage['headers'][] = [];
+  const web = await webServer((req, res) => {
+    seen.push(req.headers);
+    let raw = '';
+    req.on('data', (d: Buffer) => (raw += d.toString()));
+    req.on('end', () => answer(req, res, raw ? (JSON.parse(raw) as Record<string, unknown>) : {}));
+  });
+  return { baseUrl: `${web.root}/v1`, seen, close: web.close };
 }
 
 /**
