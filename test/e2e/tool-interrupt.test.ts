@@ -3,8 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../helpers.js';
-import { until } from '../support/until.js';
-import { closedStatus, running } from '../support/run-process.js';
+import { killDuringCall } from '../support/run-process.js';
 
 let t: TestEnv;
 beforeAll(async () => {
@@ -22,19 +21,13 @@ describe.skipIf(process.platform !== 'linux')('Ctrl-C during a tool run', () => 
     const child = t.spawn(['chat', '--model', 'local/tools', '--tools', tools, 'weather']);
     let stderr = '';
     child.stderr!.on('data', (c: Buffer) => (stderr += c));
-    const exited = closedStatus(child);
     const written = (f: string) => existsSync(f) && readFileSync(f, 'utf8').endsWith('\n');
-    // A state, not a time: on a loaded machine the tool may start only after many seconds.
-    expect(await until(() => written(pids) && written(`${pids}.child`))).toBe(true);
-    const started = [readFileSync(pids, 'utf8'), readFileSync(`${pids}.child`, 'utf8')].map((p) => Number(p.trim()));
-    expect(started.every(running)).toBe(true);
-    child.kill('SIGINT');
-    expect(await exited).toBe(130);
+    // Ready is a state, not a time: on a loaded machine the tool may start only after many seconds. What was left behind
+    // runs on for its minute; what was stopped is gone. Waited for 30 s at most: below that minute (so one left behind is
+    // still seen) by what the call may have taken since it started it; 10 s a loaded machine passed.
+    const killed = await killDuringCall(child, 'SIGINT', () => written(pids) && written(`${pids}.child`), [pids, `${pids}.child`], 30_000);
+    expect(killed).toEqual({ ready: true, runningAtKill: true, status: 130, left: [] });
     expect(stderr).toBe('error: interrupted\n');
-    // What was left behind runs on for its minute; what was stopped is gone. Waited for 30 s at most: below that minute
-    // (so one left behind is still seen) by what the call may have taken since it started it; 10 s a loaded machine passed.
-    await until(() => !started.some(running), 30_000);
-    expect(started.filter(running)).toEqual([]);
   });
 
   it.each([
@@ -46,16 +39,10 @@ describe.skipIf(process.platform !== 'linux')('Ctrl-C during a tool run', () => 
     const command = `sleep 60 & echo $! > ${pids}.child; echo $$ > ${pids}; wait`;
     writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: {} } }, command }]));
     const child = t.spawn(['chat', '--model', 'local/tools', '--tools', tools, 'weather']);
-    const exited = closedStatus(child);
     const written = (f: string) => existsSync(f) && readFileSync(f, 'utf8').endsWith('\n');
-    // A state, not a time: on a loaded machine the tool may start only after many seconds.
-    expect(await until(() => written(pids) && written(`${pids}.child`))).toBe(true);
-    const started = [readFileSync(pids, 'utf8'), readFileSync(`${pids}.child`, 'utf8')].map((p) => Number(p.trim()));
-    child.kill(signal);
-    expect(await exited).toBe(code);
-    // As above: under the minute the tool's sleep would run on.
-    await until(() => !started.some(running), 30_000);
-    expect(started.filter(running)).toEqual([]);
+    // As above: ready is a state, not a time; gone within 30 s, under the minute the tool's sleep would run on.
+    const killed = await killDuringCall(child, signal, () => written(pids) && written(`${pids}.child`), [pids, `${pids}.child`], 30_000);
+    expect(killed).toMatchObject({ ready: true, status: code, left: [] });
   });
 
   it.each([
@@ -65,14 +52,8 @@ describe.skipIf(process.platform !== 'linux')('Ctrl-C during a tool run', () => 
     const pidFile = join(t.dir, `mcp-hang-${signal}.pid`);
     const fixture = join(import.meta.dirname, '..', 'support', 'mcp-fixture-server.mjs');
     const child = t.spawn(['chat', '--model', 'local/tools', '--mcp', `node ${fixture} hang ${pidFile}`, 'hang']);
-    const exited = closedStatus(child);
-    expect(await until(() => existsSync(`${pidFile}.called`))).toBe(true);
-    const pid = Number(readFileSync(pidFile, 'utf8').trim());
-    expect(running(pid)).toBe(true);
-    child.kill(signal);
-    expect(await exited).toBe(code);
     // The fixture never ends by itself: waited for within the test's bound (10 s a loaded machine can pass).
-    await until(() => !running(pid));
-    expect(running(pid)).toBe(false);
+    const killed = await killDuringCall(child, signal, () => existsSync(`${pidFile}.called`), [pidFile]);
+    expect(killed).toEqual({ ready: true, runningAtKill: true, status: code, left: [] });
   });
 });

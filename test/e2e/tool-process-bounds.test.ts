@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../helpers.js';
 import { until } from '../support/until.js';
-import { closedStatus, running } from '../support/run-process.js';
+import { killDuringCall, running } from '../support/run-process.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -57,14 +57,8 @@ describe.skipIf(process.platform !== 'linux')('a stdio MCP server behind a wrapp
   ] as const)('%s during a call: router exits, the server gone', async (_, signal, code) => {
     const pidFile = join(t.dir, `wrapped-${signal}.pid`);
     const child = t.spawn(['chat', '--model', 'local/tools', '--mcp', wrapped(pidFile), 'hang']);
-    const exited = closedStatus(child);
-    expect(await until(() => written(pidFile) && existsSync(`${pidFile}.called`))).toBe(true);
-    const pid = Number(readFileSync(pidFile, 'utf8').trim());
-    expect(running(pid)).toBe(true);
-    child.kill(signal);
-    expect(await exited).toBe(code);
     // As above: the fixture never ends by itself.
-    await until(() => !running(pid));
-    expect(running(pid)).toBe(false);
+    const killed = await killDuringCall(child, signal, () => written(pidFile) && existsSync(`${pidFile}.called`), [pidFile]);
+    expect(killed).toEqual({ ready: true, runningAtKill: true, status: code, left: [] });
   });
 });

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { constants } from 'node:os';
+import { until } from './until.js';
 
 /**
  * spawnSync's result, without blocking this worker while the child runs: a worker blocked past 60 s
@@ -43,4 +44,20 @@ export function running(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * `child` killed with `signal` while a tool call runs: once `ready()` holds (waited for, not timed), the pids
+ * `pidFiles` name are read and `child` is sent `signal`; once it has closed, what it had started is given
+ * `goneWithinMs` (the test's wait bound by default) to end. What each step found, for the test to judge.
+ */
+export async function killDuringCall(child: ChildProcess, signal: NodeJS.Signals, ready: () => boolean, pidFiles: string[], goneWithinMs?: number): Promise<{ ready: boolean; runningAtKill: boolean; status: number | null; left: number[] }> {
+  const exited = closedStatus(child);
+  const isReady = await until(ready);
+  const started = isReady ? pidFiles.map((f) => Number(readFileSync(f, 'utf8').trim())) : [];
+  const runningAtKill = started.every(running);
+  child.kill(signal);
+  const status = await exited;
+  await until(() => !started.some(running), goneWithinMs);
+  return { ready: isReady, runningAtKill, status, left: started.filter(running) };
 }
