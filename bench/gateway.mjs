@@ -9,12 +9,24 @@
 // BENCH_GATEWAY_STREAMS the streams of the memory run (default 100,000). BENCH_GATEWAY_BEFORE: another
 // build's launcher (a checkout of an older commit), run as a second gateway on the same upstream, its
 // rounds interleaved with this one's: a before/after under the same load.
-// Each round measures direct and through the gateway(s) interleaved: the arrivals go to each in turn in
-// slices of BENCH_GATEWAY_SLICE_MS (default 200), so a burst of other work on the machine lands on both
-// sides alike (back-to-back 2 s runs gave per-round differences from -24 to +55 ms). A row gives the
-// median over the rounds of (through minus direct, that round's percentile of each) and their spread:
-// the difference of two percentiles, not the percentile of a per-request difference (there is none).
-// Each side sees its rate while its slice runs.
+// Each round measures direct and through the gateway(s) interleaved: the arrivals go to each side in
+// turn in slices of BENCH_GATEWAY_SLICE_MS (default 20), each side at the row's rate in its slices, so
+// a burst of other work on the machine lands on every side alike. A row gives the median over
+// BENCH_GATEWAY_ROUNDS rounds (default 10) of (through minus direct, that round's percentile of each)
+// and their spread: the difference of two percentiles, not the percentile of a per-request difference.
+// Why 20 ms, not the 200 ms of stops 58-65 (session 66, `gateway-tail` on the 2-core machine at load
+// average 25-35, its processes under `chrt -f 1`): the slowest 1% of each side were mostly a few
+// stalls of every process at once, 10 to 120 ms each, 4 to 7 in 30 s (none of them any process's own
+// collection), and a 200 ms slice gave each one whole to one side: in one run the direct side's 50
+// slowest were one 119 ms stall, in another the gateway's a 55 ms one. A round's p99 difference then
+// went from -45 to +50 ms, and A/A runs (BENCH_GATEWAY_BEFORE the same build) differed by 0.8 to 10.8
+// ms between their two gateways (four runs). In 20 ms slices such a stall spans every side: four A/A
+// runs 0.1 to 0.5 ms apart (a round still -12 to +52 ms). BENCH_GATEWAY_SLICE_MS=0: per request, a window for each through side with the
+// direct side, their requests by turns, each at the row's rate: the machine then carries twice the
+// row's rate, which made the gateway's p50 0.3 ms longer than in slices (the bare relay's not), and the
+// A/A runs differed by 0.4 to 1.3 ms. And the load generator makes each request when it is due, not
+// all of a run's closures and timers up front: those stalled it 116 ms as a 10 s run began, every
+// request of the first slice counted that late, on whichever side began the round.
 // A third side, always: bench/bare-relay.mjs, the least a relay can do (node:http in front, undici
 // behind, nothing parsed): what one more process hop costs on this machine at that rate, so a row
 // tells the gateway's own cost from the machine's. Before the first row every gateway gets
@@ -24,17 +36,17 @@
 // bytes a request allocates (fewer: fewer scavenges), mark-compacts, and the connections the gateway
 // opened to the mock upstream per 1,000 requests (a request that waits for one pays a connect).
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Agent } from 'undici';
 import { BIN, ROOT, WORK, startEmulator, report } from './lib.mjs';
 
 const BEFORE = process.env.BENCH_GATEWAY_BEFORE;
+const SLICE_MS = Number(process.env.BENCH_GATEWAY_SLICE_MS ?? 20);
 /** With a before side, an even count: each build in each place as often. */
-const ROUNDS = Number(process.env.BENCH_GATEWAY_ROUNDS ?? (BEFORE ? 6 : 5));
+const ROUNDS = Number(process.env.BENCH_GATEWAY_ROUNDS ?? 10);
 const SECONDS = Number(process.env.BENCH_GATEWAY_SECONDS ?? 2);
-const SLICE_MS = Number(process.env.BENCH_GATEWAY_SLICE_MS ?? 200);
 const STREAMS = Number(process.env.BENCH_GATEWAY_STREAMS ?? 100_000);
 /** Requests of each kind (streamed, not) every gateway is sent before the first row, 8 at a time: its code optimized. */
 const WARM = Number(process.env.BENCH_GATEWAY_WARM ?? 3000);
@@ -56,6 +68,9 @@ const added = (via, direct, p) => {
   return { median: med(each), low: Math.min(...each), spread: `spread ${Math.min(...each).toFixed(2)} to ${Math.max(...each).toFixed(2)}`, via: med(via.map((v) => pct(v, p))), direct: med(direct.map((d) => pct(d, p))) };
 };
 
+/** Where the gateways keep their state: the bench's folder (tmpdir()), unless BENCH_GATEWAY_STATE_ROOT names another (a tmpfs: no disk under the charges' writes). */
+const STATE_ROOT = process.env.BENCH_GATEWAY_STATE_ROOT ? mkdtempSync(join(process.env.BENCH_GATEWAY_STATE_ROOT, 'router-bench-')) : WORK;
+process.on('exit', () => STATE_ROOT !== WORK && rmSync(STATE_ROOT, { recursive: true, force: true }));
 const UPSTREAM = process.env.BENCH_GATEWAY_UPSTREAM === 'emulator' ? 'emulator' : 'mock';
 const UPSTREAM_WORDS = UPSTREAM === 'emulator' ? 'a `router serve` (its fake models; BENCH_GATEWAY_UPSTREAM=emulator)' : 'bench/mock-upstream.mjs (canned answers, the fake models\' bytes; BENCH_GATEWAY_UPSTREAM=emulator for a `router serve`)';
 const mocks = new Set();
@@ -76,7 +91,7 @@ export async function startUpstream(name) {
 export async function startGateway(upstream, bin = BIN, name = 'gateway', nodeArgs = []) {
   const file = join(WORK, 'gateway-providers.yaml');
   writeFileSync(file, `providers:\n  - name: up\n    base_url: ${upstream.api_root}/v1\n    api_key_env: UP_KEY\n    models: { bench/echo: local/echo, bench/lorem: local/lorem }\n`);
-  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--port', '0', '--state', join(WORK, `${name}-state`), '--json', '--providers', file], { env: { ...process.env, UP_KEY: upstream.api_key }, stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--port', '0', '--state', join(STATE_ROOT, `${name}-state`), '--json', '--providers', file], { env: { ...process.env, UP_KEY: upstream.api_key }, stdio: ['ignore', 'pipe', 'ignore'] });
   // With --trace-gc (printed on stdout), the lines before and after the emulator's own are the trace.
   const trace = [];
   const info = JSON.parse(await new Promise((resolve) => {
@@ -117,8 +132,8 @@ export function hit(agent, target, body) {
  * ECONNRESET: node's keep-alive timer firing late on a starved machine) is asked once more on a
  * new one, its time counted from the first try; `retried` counts them, reported with the rows.
  */
-const retried = new Map();
-async function hitOnce(agent, target, body) {
+export const retried = new Map();
+export async function hitOnce(agent, target, body) {
   try {
     return await hit(agent, target, body);
   } catch (err) {
@@ -129,26 +144,56 @@ async function hitOnce(agent, target, body) {
 }
 
 /**
+ * The arrivals of a run: each side sent `perSecond` requests a second for `seconds`. Per request
+ * (`sliceMs` 0): every side at once, request by request in turn (a side's i-th request 1/n of an
+ * interval after the side before it's), each side at its rate; so a pause of the load generator or of
+ * the upstream lands on the requests of every side in flight, alike. In slices (`sliceMs` > 0): one
+ * side at a time for `sliceMs`, at its rate, the sides by turns. Yields `[ms from start, side index]`.
+ */
+export function* arrivals(sides, perSecond, seconds, sliceMs) {
+  const n = sides.length;
+  const count = Math.round(perSecond * seconds) * n;
+  for (let i = 0; i < count; i++) {
+    if (sliceMs > 0) yield [(i * 1000) / perSecond, Math.floor((i * 1000) / perSecond / sliceMs) % n];
+    else yield [(i * 1000) / (perSecond * n), i % n];
+  }
+}
+
+/**
+ * Sends each arrival at its time: `send(side, planned)` (planned: performance.now()'s clock); resolves
+ * when every request has ended. One timer at a time, each request made when due: made up front (a
+ * closure and a timer for each of a run's arrivals at once, 15,000 in a 10 s run of gateway-tail) they
+ * stalled the load generator 116 ms as the run began, its first requests all counted that late, on
+ * whichever side a round began with.
+ */
+export async function sendAtTimes(sides, perSecond, seconds, sliceMs, send) {
+  const t0 = performance.now() + 20;
+  const pending = [];
+  for (const [at, side] of arrivals(sides, perSecond, seconds, sliceMs)) {
+    const wait = t0 + at - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const sent = send(side, t0 + at);
+    sent.catch(() => {}); // a failure is thrown by Promise.all below, not as unhandled while later ones wait
+    pending.push(sent);
+  }
+  await Promise.all(pending);
+}
+
+/**
  * Milliseconds from each request's start to its last byte. Open loop: arrivals do not wait for answers,
  * and a request sent late (a busy load generator) counts from when it was due. One sent early counts
  * from when it was sent: node's timers fire up to ~1.5 ms before their time (their clock is the loop's,
  * cached and in whole ms), which made a direct call at 500/s look 0.1 ms long.
  */
 async function openLoop(agent, sides, perSecond) {
-  const count = Math.round(perSecond * SECONDS) * sides.length;
-  const t0 = performance.now() + 20;
   const times = sides.map(() => []);
-  await Promise.all(Array.from({ length: count }, async (_, i) => {
-    const planned = t0 + (i * 1000) / perSecond;
-    const side = Math.floor((planned - t0) / SLICE_MS) % sides.length;
+  await sendAtTimes(sides, perSecond, SECONDS, SLICE_MS, async (side, planned) => {
     const { target, body } = sides[side];
-    const wait = planned - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const start = Math.min(planned, performance.now());
     const status = await hitOnce(agent, target, body);
     if (status !== 200) throw new Error(`bench: HTTP ${status} from ${target.api_root}`);
     times[side].push(performance.now() - start);
-  }));
+  });
   return times;
 }
 
@@ -298,52 +343,54 @@ export const gatewaySections = {
         for (const perSecond of [100, 500]) {
           if (!rowWanted(stream, perSecond)) continue;
           const ask = (model) => JSON.stringify({ model, stream, messages: [{ role: 'user', content: stream ? 'write 20 words' : 'hi' }] });
-          const direct = [];
-          const via = [];
-          const viaBefore = [];
-          const viaRelay = [];
-          const sides = [
-            { into: direct, target: upstream, body: ask(stream ? 'local/lorem' : 'local/echo') },
-            { into: via, target: gateway, body: ask(stream ? 'bench/lorem' : 'bench/echo') },
-            ...(before ? [{ into: viaBefore, target: before, body: ask(stream ? 'bench/lorem' : 'bench/echo') }] : []),
-            { into: viaRelay, target: relay, body: ask(stream ? 'bench/lorem' : 'bench/echo') },
-          ];
-          // One round unmeasured: connections opened (a first round measured seconds, not ms); code warm above.
-          await openLoop(agent, sides, perSecond);
+          // Each through side keeps the direct side's times of the windows it was measured in (`base`).
+          const side = (target, model) => ({ into: [], base: [], target, body: ask(model) });
+          const direct = side(upstream, stream ? 'local/lorem' : 'local/echo');
+          const via = side(gateway, stream ? 'bench/lorem' : 'bench/echo');
+          const viaBefore = before && side(before, stream ? 'bench/lorem' : 'bench/echo');
+          const viaRelay = side(relay, stream ? 'bench/lorem' : 'bench/echo');
+          const through = [via, viaBefore, viaRelay].filter(Boolean);
+          // Per request (SLICE_MS 0): a window a through side, its requests and direct ones by turns, each
+          // at the row's rate; in slices: every side in one window, as before.
+          const windows = SLICE_MS > 0 ? [[direct, ...through]] : through.map((t) => [direct, t]);
+          // One window of each unmeasured: connections opened (a first round measured seconds, not ms); code warm above.
+          for (const sides of windows) await openLoop(agent, sides, perSecond);
           for (let round = 0; round < ROUNDS; round++) {
-            // Each round starts with the next side, every side in every place by turns. With a before side,
-            // reversing the order in odd rounds never let the gateway start a round; in one run with the two
-            // builds swapped, the worse p99s moved with the place, not the build (4 rows of 4).
-            // And the two builds swap places every other round: each follows direct, and precedes the
-            // relay, as often as the other (an A/A run, one build in both, then differs only by noise).
-            const placed = before && round % 2 ? [sides[0], sides[2], sides[1], ...sides.slice(3)] : sides;
-            const order = placed.map((_, i) => placed[(i + round) % placed.length]);
-            const times = await openLoop(agent, order, perSecond);
-            order.forEach((side, i) => side.into.push(times[i]));
+            // Each round starts with the next window, and each window with the next side: every side in
+            // every place by turns. With a before side in slices, the two builds swap places every other
+            // round: each follows direct, and precedes the relay, as often as the other (an A/A run, one
+            // build in both, then differs only by noise; without the swap the worse p99s moved with the
+            // place, not the build, 4 rows of 4).
+            for (let w = 0; w < windows.length; w++) {
+              const sides = windows[(w + round) % windows.length];
+              const placed = before && SLICE_MS > 0 && round % 2 ? [sides[0], sides[2], sides[1], ...sides.slice(3)] : sides;
+              const order = placed.map((_, i) => placed[(i + round) % placed.length]);
+              const times = await openLoop(agent, order, perSecond);
+              const base = times[order.indexOf(direct)];
+              order.forEach((s, i) => s !== direct && (s.into.push(times[i]), s.base.push(base)));
+            }
           }
-          // Each side has its rate only in its own slices: a third of the time, with three sides.
-          const sliced = SLICE_MS < SECONDS * 1000 ? ` in ${SLICE_MS} ms slices by turns with direct` : '';
+          const how = SLICE_MS > 0 ? ` in ${SLICE_MS} ms slices by turns with direct` : ', per request by turns with direct';
           // #43 states its goal at 500/s. At 100/s every process sleeps between requests and each hop
           // wakes one: the whole path is slower, the direct call and the bare relay as much as the
           // gateway (docs/gateway.md, Overhead). The 100/s rows are shown; the goal is not applied to them.
           const atGoalRate = perSecond === 500;
-          const what = `gateway added latency, ${stream ? 'streamed' : 'not streamed'}, ${perSecond}/s${sliced}${atGoalRate ? '' : ' (goal stated at 500/s)'}`;
+          const what = `gateway added latency, ${stream ? 'streamed' : 'not streamed'}, ${perSecond}/s${how}${atGoalRate ? '' : ' (goal stated at 500/s)'}`;
           for (const [p, goal] of [[0.5, 1], [0.99, 3]]) {
-            const a = added(via, direct, p);
+            const a = added(via.into, via.base, p);
             const label = `${what}: p${p * 100}`;
             const noise = a.low < -goal ? '; noise wider than the goal: not shown met' : '';
             report(label, `${a.median.toFixed(2)} ms (${a.via.toFixed(2)} vs ${a.direct.toFixed(2)}; ${a.spread}${noise})`, atGoalRate ? `<= ${goal} ms` : 'info', a.median <= goal && !noise);
             if (before) {
-              const b = added(viaBefore, direct, p);
-              report(`  the same through BENCH_GATEWAY_BEFORE`, `${b.median.toFixed(2)} ms (${b.via.toFixed(2)}; ${b.spread})`, 'info');
+              const b = added(viaBefore.into, viaBefore.base, p);
+              report(`  the same through BENCH_GATEWAY_BEFORE`, `${b.median.toFixed(2)} ms (${b.via.toFixed(2)} vs ${b.direct.toFixed(2)}; ${b.spread})`, 'info');
             }
-            const r = added(viaRelay, direct, p);
-            const beyond = added(via, viaRelay, p).median;
-            report(`  the same through a bare relay (bench/bare-relay.mjs)`, `${r.median.toFixed(2)} ms (${r.via.toFixed(2)}; ${r.spread}); the gateway ${beyond.toFixed(2)} ms beyond it`, 'info');
+            const r = added(viaRelay.into, viaRelay.base, p);
+            report(`  the same through a bare relay (bench/bare-relay.mjs)`, `${r.median.toFixed(2)} ms (${r.via.toFixed(2)} vs ${r.direct.toFixed(2)}; ${r.spread}); the gateway ${(a.median - r.median).toFixed(2)} ms beyond it`, 'info');
           }
           if (retried.size) {
             const count = (t) => retried.get(t.api_root) ?? 0;
-            report(`  asked again after a closed kept-alive connection (direct, gateway${before ? ', before' : ''}, bare relay)`, sides.map((s) => count(s.target)).join(', '), 'info');
+            report(`  asked again after a closed kept-alive connection (direct, gateway${before ? ', before' : ''}, bare relay)`, [direct, ...through].map((s) => count(s.target)).join(', '), 'info');
             retried.clear();
           }
         }
