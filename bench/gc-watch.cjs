@@ -4,8 +4,9 @@
 // $GC_WATCH_DIR/<pid>.jsonl, one `[kind, start, ms, detail]` a line: each collection (`gc`, its
 // perf_hooks kind: 1 scavenge, 4 mark-compact, 8 incremental marking), each turn of the event loop
 // that came more than 2.5 ms after the one before (`stall`: a 1 ms interval timer's late wake-up), and
-// each open() and rename() of fs.promises (a state save; the journal's next segment).
-const { PerformanceObserver, performance } = require('node:perf_hooks');
+// each open() and rename() of fs.promises (a state save; the journal's next segment), and each second
+// the event loop's delay as perf_hooks.monitorEventLoopDelay saw it (`eld`, its max and p99 in ms).
+const { PerformanceObserver, monitorEventLoopDelay, performance } = require('node:perf_hooks');
 const fs = require('node:fs');
 
 const file = `${process.env.GC_WATCH_DIR}/${process.pid}.jsonl`;
@@ -32,7 +33,29 @@ for (const name of ['open', 'rename']) {
   };
 }
 
+// File calls of libuv's thread pool (callback forms) that took over 1 ms from call to callback (`io`, the
+// call's name): a charge's write(2) that an answer's end waits for, a state save's fsync.
+for (const name of ['write', 'writev', 'fsync', 'fdatasync', 'open', 'close', 'rename']) {
+  const original = fs[name];
+  fs[name] = function (...args) {
+    const done = args.at(-1);
+    if (typeof done !== 'function') return original.apply(this, args);
+    const start = performance.now();
+    args[args.length - 1] = function (...results) {
+      const ms = performance.now() - start;
+      if (ms > 1) lines.push(`["io",${at(start)},${ms.toFixed(3)},"${name}"]`);
+      return done.apply(this, results);
+    };
+    return original.apply(this, args);
+  };
+}
+
+const delay = monitorEventLoopDelay({ resolution: 1 });
+delay.enable();
+
 const flush = () => {
+  if (delay.count) lines.push(`["eld",${at(performance.now())},${(delay.max / 1e6).toFixed(3)},${(delay.percentile(99) / 1e6).toFixed(3)}]`);
+  delay.reset();
   if (!lines.length) return;
   const text = `${lines.join('\n')}\n`;
   lines = [];
