@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { hideSecrets, redactValue } from '../../src/internal/hide-secrets.js';
 import { redactJson, TextRedactor } from '../../src/internal/redact-text.js';
 
 describe('TextRedactor', () => {
@@ -32,5 +33,16 @@ describe('TextRedactor and redactJson hide a start a cut left as hideSecrets doe
       expect(hide.push(text.slice(0, at)) + hide.push(text.slice(at)) + hide.end()).toBe('a ****! b ****');
     }
     expect(redactJson({ text: `cut ${key.slice(0, 18)}` }, [key])).toEqual({ text: 'cut ****' });
+  });
+});
+
+describe('hideSecrets and redactValue: the keys io.addSecret takes', () => {
+  it('hide strings wherever they stand in a value, the value itself when none holds one', () => {
+    const key = 'sk-rt-v1-0123456789abcdef';
+    const value = { a: [`x ${key}`, 1, null], [key]: { b: 'plain' }, c: 'plain' };
+    expect(redactValue(value, [key])).toEqual({ a: ['x ****', 1, null], '****': { b: 'plain' }, c: 'plain' });
+    const clean = { a: ['x'], b: { c: 'y' } };
+    expect(redactValue(clean, [key])).toBe(clean);
+    expect(hideSecrets('ab12cd34 and ab12cd3', ['ab12cd34'])).toBe('**** and ab12cd3');
   });
 });
