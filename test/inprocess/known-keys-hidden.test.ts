@@ -88,7 +88,7 @@ describe('what was kept of prompts and answers', () => {
 
 describe('chat hides every key it knows, not only the one it sends', () => {
   it('another profile\'s key, and the profile\'s own under an environment\'s key', async () => {
-    for (const extra of [[], ['--no-stream'], ['--json']]) {
+    for (const extra of [[], ['--no-stream'], ['--json'], ['--json', '--stream']]) {
       const r = await run(['chat', '--model', 'local/echo', '--no-log', ...extra, `a ${OTHER} b ${OWN} c`]);
       expect(r.code).toBe(0);
       // Was: both printed (only the environment's key, the one sent, was hidden).
@@ -103,5 +103,19 @@ describe('chat hides every key it knows, not only the one it sends', () => {
     const logged = await run(['chat', '--model', 'local/echo', '--conversation', 'short', `${TINY} and ${EIGHT}`]);
     expect(logged.code).toBe(0);
     expect((await run(['conversations', 'show', 'short'])).stdout).toBe(`user: ${TINY} and ****\n\nassistant: ${TINY} and ****\n`);
+  });
+});
+
+describe('chat --json --stream: a key split across chunks', () => {
+  it('is hidden: the chunks\' text joined holds **** where the key was', async () => {
+    // local/echo streams a piece a chunk ("sk", "-", "rt", …): the key comes in many chunks.
+    const r = await run(['chat', '--model', 'local/echo', '--no-log', '--json', '--stream', `the key ${t.apiKey} and ${OTHER} end`]);
+    expect(r.code).toBe(0);
+    const chunks = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { choices: { delta: { content?: string } }[] });
+    expect(chunks.length).toBeGreaterThan(10);
+    const text = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
+    // Was: the pieces of both keys, one chunk each, that joined give the keys whole.
+    expect(text).toBe('the key **** and **** end');
+    noKey(r);
   });
 });
