@@ -38,6 +38,8 @@ export async function connect(io: IO, flags: GlobalFlags, settings: Settings, op
   settings = await withKey(io, settings, opts);
   io.addSecret(settings.apiKey);
   io.addSecret(settings.managementKey);
+  // The keys not sent too (another profile's, the profile's under an environment's): a prompt may hold any.
+  await hideKnownKeys(io);
   const key = opts.management ? (settings.managementKey ?? settings.apiKey) : settings.apiKey;
   if (!key) {
     throw new CliError(
@@ -69,6 +71,19 @@ export async function connect(io: IO, flags: GlobalFlags, settings: Settings, op
     },
   });
   return { client, settings };
+}
+
+/**
+ * Registers every key the run knows (the environment's, each profile's in the config file: src/config/known-keys.ts)
+ * as a secret of `io`; `everywhere`: every string it prints to stdout is shown with them hidden too.
+ */
+export async function hideKnownKeys(io: IO, everywhere = false): Promise<void> {
+  const { keys, unread } = (await import('../config/known-keys.js')).knownKeys(io.env);
+  for (const key of keys) io.addSecret(key);
+  if (!everywhere) return;
+  io.hidesKeys = true;
+  // Said by a command that only prints what was kept (the others stop on a damaged file): why a profile's key may show.
+  if (unread !== undefined) io.note(`warning: the profiles' keys are not hidden: ${unread}`);
 }
 
 /** Where batches live: named outright (batches_path), else as found out before at this root; and every batch seen goes to the local index. */

@@ -55,6 +55,8 @@ export interface CommandDef<F extends FlagTable = FlagTable, A extends readonly 
   jsonFields?: readonly string[];
   /** Its calls go to the usage ledger (ctx.logUsage): the ledger is loaded with it. A group's holds for its commands. */
   logsUsage?: boolean;
+  /** It prints prompts and answers kept on this machine (logs, conversations, fragments, roles): every key the run knows is hidden in its output (context.ts). */
+  printsKept?: boolean;
   /** Flag values the settings give where none is typed (a profile's mcp): a flag that goes with one is then taken. */
   fromSettings?: (settings: Settings) => Record<string, unknown>;
   run: (ctx: RunContext<FlagValues<F>>, ...args: ArgValues<A>) => Promise<void>;
@@ -123,8 +125,10 @@ export function register(parent: Command, def: AnyCommandDef | GroupDef, inGroup
   const run = def.run as (ctx: RunContext<unknown>, ...args: unknown[]) => Promise<void>;
   const flags = def.flags;
   const fromSettings = def.fromSettings;
+  const printsKept = def.printsKept;
   return cmd.action(action(async (ctx: RunContext<unknown>, ...args: unknown[]) => {
     if (flags) await checkFlagsGoWith(ctx, flags, fromSettings);
+    if (printsKept) await (await import('./context.js')).hideKnownKeys(ctx.io, true);
     return run(ctx, ...args);
   }, { logsUsage, jsonFields: def.jsonFields }));
 }

@@ -20,3 +20,25 @@ export function hideSecrets(text: string, secrets: readonly string[]): string {
   }
   return out;
 }
+
+/** `value` with each of its strings (keys of objects too) as hideSecrets shows it: the same value when none holds a secret. */
+export function redactValue<T>(value: T, secrets: readonly string[]): T {
+  if (!secrets.length) return value;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return hideSecrets(v, secrets);
+    if (Array.isArray(v)) {
+      const out = v.map(walk);
+      return out.some((x, i) => x !== v[i]) ? out : v;
+    }
+    if (v === null || typeof v !== 'object') return v;
+    let changed = false;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      const key = hideSecrets(k, secrets);
+      out[key] = walk(x);
+      changed ||= key !== k || out[key] !== x;
+    }
+    return changed ? out : v;
+  };
+  return walk(value) as T;
+}

@@ -1,4 +1,4 @@
-import { hideSecrets, redactText } from './hide-secrets.js';
+import { hideSecrets, redactText, redactValue } from './hide-secrets.js';
 
 /** A value to print as JSON, with any secret in its strings redacted (an answer that says a key back). */
 export function redactJson<T>(value: T, secrets: readonly string[]): T {
@@ -54,4 +54,57 @@ export async function* redactedPieces(pieces: AsyncIterable<string>, secrets: re
   const hide = new TextRedactor(secrets);
   for await (const piece of pieces) yield hide.push(piece);
   yield hide.end();
+}
+
+type Rec = Record<string, unknown>;
+const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The text fields of a chat chunk's delta that a model's words stream in. */
+const DELTA_TEXT = ['content', 'reasoning', 'refusal'] as const;
+
+/**
+ * Redacts streamed chat chunks printed one JSON line each (`chat --json`), a secret split across two chunks' text
+ * too: the end of a choice's text that could begin a secret is moved to that choice's next chunk (the one with its
+ * finish_reason takes all that is left), so no more than a secret's length waits. The rest of a chunk is hidden whole.
+ */
+export class ChunkRedactor {
+  private readonly held = new Map<string, TextRedactor>();
+  private last: Rec = {};
+
+  constructor(private readonly secrets: readonly string[]) {}
+
+  push<T>(chunk: T): T {
+    if (!this.secrets.length || !isRec(chunk)) return chunk;
+    this.last = chunk;
+    const choices = Array.isArray(chunk.choices) ? chunk.choices.map((c: unknown) => this.choice(c)) : chunk.choices;
+    return redactValue({ ...chunk, choices }, this.secrets) as T;
+  }
+
+  /** Chunks (none, mostly) carrying what is still held when the stream ended before a choice's finish_reason. */
+  end(): Rec[] {
+    const left = [...this.held].map(([key, r]) => [key.split(':'), r.end()] as const).filter(([, text]) => text);
+    this.held.clear();
+    const { id, object, created, model } = this.last;
+    return left.map(([[index, field], text]) => ({ id, object, created, model, choices: [{ index: Number(index), delta: { [field!]: text }, finish_reason: null }] }));
+  }
+
+  private choice(c: unknown): unknown {
+    if (!isRec(c) || !isRec(c.delta)) return c;
+    const delta: Rec = { ...c.delta };
+    const last = c.finish_reason !== null && c.finish_reason !== undefined;
+    for (const field of DELTA_TEXT) {
+      const key = `${typeof c.index === 'number' ? c.index : 0}:${field}`;
+      const text = typeof delta[field] === 'string' ? (delta[field] as string) : undefined;
+      let hide = this.held.get(key);
+      if (text === undefined && !(last && hide)) continue;
+      if (!hide) this.held.set(key, (hide = new TextRedactor(this.secrets)));
+      let shown = text === undefined ? '' : hide.push(text);
+      if (last) {
+        shown += hide.end();
+        this.held.delete(key);
+      }
+      if (text !== undefined || shown) delta[field] = shown;
+    }
+    return { ...c, delta };
+  }
 }

@@ -18,6 +18,7 @@ function matches(c: Conversation, words: string[]): boolean {
 const list = defineCommand({
   name: 'list',
   jsonFields: ['id', 'title', 'model', 'answered_by', 'created_at', 'updated_at', 'turns'],
+  printsKept: true,
   summary: 'list conversations, most recent first; SEARCH keeps those whose id, title or messages hold every word',
   args: [{ name: '[search...]', help: 'words to look for (case-insensitive)' }],
   flags: { limit: { flags: '--limit <n>', help: 'at most N conversations (the most recent)', parse: integerIn(1) }, json: JSON_FLAG },
@@ -51,6 +52,7 @@ const list = defineCommand({
 const show = defineCommand({
   name: 'show',
   jsonFields: ['id', 'title', 'model', 'created_at', 'updated_at', 'messages'],
+  printsKept: true,
   summary: 'print a conversation',
   args: [{ name: '[id]', help: 'conversation id (left out: the last one, which chat -c goes on with)', complete: 'conversations' }],
   flags: { json: { flags: '--json', help: 'print the whole record' } },

@@ -10,6 +10,7 @@ const REF = { name: '<fragment>', help: 'an alias or a hash (router fragments li
 const list = defineCommand({
   name: 'list',
   jsonFields: ['hash', 'aliases', 'source', 'created_at', 'length', 'preview'],
+  printsKept: true,
   summary: 'list the kept fragments, most recent first; piped, one tab-separated line each: hash, aliases, created, source, preview',
   flags: { json: { flags: '--json', help: 'print them as JSON: [{ hash, aliases, source, created_at, length, preview }]' } },
   examples: ['router fragments list', 'router fragments list --json hash,source'],
@@ -28,6 +29,7 @@ const list = defineCommand({
 const show = defineCommand({
   name: 'show',
   jsonFields: ['hash', 'source', 'created_at', 'content'],
+  printsKept: true,
   summary: 'print a kept fragment\'s text',
   args: [REF],
   flags: { json: { flags: '--json', help: 'print { hash, source, created_at, content }' } },

@@ -14,6 +14,7 @@ const FIELDS = ['id', 'conversation_id', 'conversation_title', 'model', 'updated
 export const logs = defineCommand({
   name: 'logs',
   jsonFields: FIELDS,
+  printsKept: true,
   summary: 'show the prompts and answers chat kept, newest last: the last N, a search, a model, a conversation',
   description:
     'The turns of the conversations router chat keeps (unless --no-log), as llm logs shows them: the last 3, newest last; -n N the last N (0: all). Words after the flags (or -q/--query TEXT) keep the turns whose prompt or answer holds every word or "quoted phrase", in any case. A turn is placed by its conversation\'s last update: the turns of a conversation stay together, in their order.',
@@ -50,7 +51,9 @@ export const logs = defineCommand({
     const query = [opts.query, ...search].filter(Boolean).join(' ');
     const { entries, damaged } = queryLog(new ConversationStore({ env }), { count: opts.count ?? 3, query, model, conversation });
     for (const id of damaged) io.note(`warning: the conversation file of ${id} is damaged (router conversations delete ${id} removes it)`);
-    const cut = (e: LogEntry): LogEntry => (opts.truncate ? { ...e, prompt: truncated(e.prompt), response: truncated(e.response), system: e.system === null ? null : truncated(e.system) } : e);
+    // Hidden before a cut, which would leave a key's start too short to be told from other text.
+    const short = (text: string) => truncated(io.redact(text));
+    const cut = (e: LogEntry): LogEntry => (opts.truncate ? { ...e, prompt: short(e.prompt), response: short(e.response), system: e.system === null ? null : short(e.system) } : e);
     // Piped, the array is written as it is read: the whole log as one string would pass V8's longest (a 600 MB log did).
     if (opts.json) return io.jsonShape.jq !== undefined || io.stdoutTTY ? io.json([...entries].map(cut)) : jsonArray(io, entries, cut);
     let chunk = '';

@@ -29,6 +29,7 @@ const ROLE_NAME = { name: '<name>', help: 'role name', complete: 'roles' } as co
 const list = defineCommand({
   name: 'list',
   jsonFields: ['name', 'model', 'settings', 'system'],
+  printsKept: true,
   summary: 'list the roles; piped, one tab-separated line each: name, model (empty if none), first line of the prompt',
   flags: { json: { flags: '--json', help: 'print them as JSON' } },
   examples: ['router roles list', 'router roles list --json name,model'],
@@ -55,6 +56,7 @@ const list = defineCommand({
 const show = defineCommand({
   name: 'show',
   jsonFields: ['name', 'path', 'settings', 'system'],
+  printsKept: true,
   summary: "print a role file, a URL's password as ***",
   args: [ROLE_NAME],
   flags: { json: { flags: '--json', help: 'print it as JSON: name, path, settings, system' } },

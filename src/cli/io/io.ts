@@ -1,4 +1,4 @@
-import { hideSecrets } from '../../internal/hide-secrets.js';
+import { hideSecrets, redactValue } from '../../internal/hide-secrets.js';
 import type { Readable, Writable } from 'node:stream';
 import { isatty } from 'node:tty';
 import type { FlagValues } from '../flags/flags.js';
@@ -68,6 +68,8 @@ export class IO {
   /** Text went to stdout on a terminal and its last line is still open (an error must start a new one). */
   private openLine = false;
   readonly secrets: string[] = [];
+  /** Every string to stdout has the secrets hidden (a command printing kept prompts and answers: define.ts). */
+  hidesKeys = false;
   /** Aborted by Ctrl-C (set by the command wrapper): a read of input ends on it. */
   interrupt?: AbortSignal;
   /** Clears what is drawn on the terminal and is no output (a spinner): called before the next write to stdout or stderr. */
@@ -97,9 +99,7 @@ export class IO {
   }
 
   /** stdin, and the facts about it, looked at only by the commands that read it (see processStreams). */
-  get stdin(): InStream {
-    return this.streams.stdin;
-  }
+  get stdin(): InStream { return this.streams.stdin; }
 
   get stdinTTY(): boolean {
     const fd = this.streams.stdinFd;
@@ -107,18 +107,16 @@ export class IO {
     return this.streams.tty?.stdin ?? (fd === undefined ? !!this.streams.stdin.isTTY : isatty(fd));
   }
 
-  get stdinFd(): number | undefined {
-    return this.streams.stdinFd;
-  }
+  get stdinFd(): number | undefined { return this.streams.stdinFd; }
 
   /** Prompts are allowed: stdin is a terminal and neither --no-input nor ROUTER_NO_INPUT says otherwise. */
   get canPrompt(): boolean {
     return !this.noInput && this.stdinTTY;
   }
 
-  /** Registers a secret so that no message this process prints can carry it. */
+  /** Registers a secret so that no message this process prints can carry it; one under 8 characters is not (it would hide words). */
   addSecret(secret: string | undefined): void {
-    if (secret && secret.length >= 8) this.secrets.push(secret);
+    if (secret && secret.length >= 8 && !this.secrets.includes(secret)) this.secrets.push(secret);
   }
 
   redact(text: string): string {
@@ -133,6 +131,7 @@ export class IO {
 
   out(data: string | Uint8Array): boolean {
     this.transient?.();
+    if (this.hidesKeys && typeof data === 'string') data = this.redact(data);
     if (this.stdoutTTY && data.length > 0) {
       const last = typeof data === 'string' ? data.charCodeAt(data.length - 1) : data[data.length - 1];
       this.openLine = last !== 10;
@@ -165,6 +164,7 @@ export class IO {
   private jqQueue?: JqQueue;
   private shaped(value: unknown): unknown {
     const { fields, select } = this.jsonShape;
+    if (this.hidesKeys) value = redactValue(value, this.secrets);
     return fields && select ? select(value, fields) : value;
   }
 

@@ -29,7 +29,7 @@ import { noteAnsweredBy } from '../../answers/answered-by.js';
 import { addUsage } from '../../../kit/messages.js';
 import { waitingFor, waitingSpinner } from '../../io/spinner.js';
 import { counted } from '../../../internal/counted.js';
-import { redactJson } from '../../../internal/redact-text.js';
+import { ChunkRedactor, redactJson } from '../../../internal/redact-text.js';
 
 /** The top-level fields of the JSON printed (for lists: of each item), for `--json FIELDS`. */
 const CHAT = ['id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint', 'provider', 'service_tier', 'router_metadata', 'openrouter_metadata', 'alignment', 'debug'];
@@ -227,6 +227,9 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
   const jqStop = io.jsonShape.jq === undefined ? undefined : io.jqDone.signal;
   const streamCall = jqStop ? { ...call, signal: AbortSignal.any([call.signal, jqStop]) } : call;
   const chunks = opts.json ? await client.chat.stream(req, streamCall) : await client.chat.streamText(req, streamCall);
+  // A key in use said back split across two chunks' text: each chunk's end that may begin one waits for the next.
+  const hide = new ChunkRedactor(io.secrets);
+  const leftLines = () => hide.end().map((c) => io.jsonLine(c)).join('');
   // What one read of the network brought goes out in one write.
   async function* pieces() {
     try {
@@ -245,7 +248,7 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
           text += content;
           if (content) endsLine = content.endsWith('\n');
           reasoning.write(assembler.add(chunk));
-          if (opts.json) out += io.jsonLine(chunk);
+          if (opts.json) out += io.jsonLine(hide.push(chunk));
           else {
             if (opts.routerMetadata && (chunk.router_metadata || chunk.openrouter_metadata)) noteRouting(io, chunk);
             if (content) reasoning.end();
@@ -255,8 +258,10 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
         }
         yield out;
       }
+      if (opts.json) yield leftLines();
     } catch (err) {
       // The service's error event is data as the others are: printed as it came, then said on stderr.
+      if (opts.json) yield leftLines();
       if (opts.json && err instanceof StreamError) yield io.jsonLine(err.body);
       throw err;
     }
