@@ -9,7 +9,8 @@ import { pricedGateway, withoutGatewayIds } from '../support/upstreams.js';
 // same upstream bytes: test/corpus/stream-bytes.json (its gateway ids as gen-ID). Each case is one
 // upstream stream, written in the pieces given (a piece a write, a turn of the event loop between):
 // usage priced, an error mid-stream, multi-byte characters and events split across reads, many
-// events in one read, \r\n line ends, escapes, a byte that is no UTF-8, chunks of other shapes.
+// events in one read, \r\n line ends, escapes, a byte that is no UTF-8, chunks of other shapes. The two
+// streams with no usage end with the gateway's own usage chunk (what it counted and charged) since m14.
 // STREAM_BYTES_WRITE=1 writes the file anew from the build under test.
 
 const GOLDEN = join(__dirname, '..', 'corpus', 'stream-bytes.json');

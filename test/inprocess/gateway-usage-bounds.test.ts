@@ -6,6 +6,8 @@ import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { StateStore } from '../../src/emulator/state/store.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { promptCount } from '../../src/emulator/routing/hang-up.js';
+import { round } from '../../src/emulator/models/models.js';
 
 // An upstream's usage is not to be trusted: negative token counts must not make an answer free, and
 // counts so large that their cost is not a finite number must neither reach the balance (NaN or
@@ -41,13 +43,18 @@ const ask = (usage: string) =>
 const usage = () => gateway.store.workspace('default').total_usage;
 
 describe('an upstream usage out of bounds', () => {
-  it('negative token counts count as none: the tokens that are there are charged', async () => {
+  it('a negative token count says nothing of its side: the tokens that are there are charged, the prompt counted', async () => {
     const before = usage();
-    const res = await ask('{"prompt_tokens":-1000000,"completion_tokens":10,"total_tokens":-999990}');
+    const said = '{"prompt_tokens":-1000000,"completion_tokens":10,"total_tokens":-999990}';
+    const res = await ask(said);
     expect(res.status).toBe(200);
-    expect(((await res.json()) as any).usage.cost).toBe(10 * PRICE);
+    // The prompt as the fake models count one (a hang-up's), not the upstream's nonsense nor nothing (which it was).
+    const prompt = promptCount({ messages: [{ role: 'user', content: said }] });
+    expect(prompt).toBeGreaterThan(0);
+    const cost = round(round(prompt * PRICE) + round(10 * PRICE));
+    expect(((await res.json()) as any).usage).toMatchObject({ prompt_tokens: prompt, completion_tokens: 10, cost });
     // Before: 10 tokens less a million cost less than nothing, and the answer was free.
-    expect(usage()).toBeCloseTo(before + 10 * PRICE, 10);
+    expect(usage()).toBeCloseTo(before + cost, 10);
   });
 
   it('counts whose cost is not finite: refused, nothing charged, the balance and the saved state still numbers', async () => {

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { RouterClient } from '../../src/client/index.js';
 import { kitPerTest } from '../support/inprocess-env.js';
-import { budgetLimits, serviceListPrices, spentBy, SpendGuard, type SpendCall } from '../../src/kit/index.js';
+import { budgetLimits, budgetsFor, serviceListPrices, spentBy, SpendGuard, type SpendCall } from '../../src/kit/index.js';
 
 // SpendGuard.abandon() called where the work ends while calls of the guard still run (a Promise.all that one call
 // rejected): they are counted at their bound, and when one ends after all it is counted once, at what it cost.
@@ -90,4 +90,57 @@ it('a cap without a budget: a late answer no longer counts twice against maxCost
   const more = call();
   await g.check(more);
   expect(more.body.max_completion_tokens).toBe(64);
+});
+
+// The ledger takes no line as abandon() counts the calls (a full disk; here the ledger is a folder for a while): their bounds are held
+// past the process for a day instead (an `unrecorded-` hold). One that ends after all, once the ledger takes lines again, is counted once.
+const ledgerGone = () => {
+  renameSync(join(stateDir, 'usage.jsonl'), join(stateDir, 'usage.aside'));
+  mkdirSync(join(stateDir, 'usage.jsonl'));
+};
+const ledgerBack = () => {
+  rmdirSync(join(stateDir, 'usage.jsonl'));
+  renameSync(join(stateDir, 'usage.aside'), join(stateDir, 'usage.jsonl'));
+};
+const spentToday = async () => (await budgetsFor(env(), budgetLimits({ profile: 'app', daily: 1 })))[0]!.spent;
+const kept = () => readdirSync(join(stateDir, 'budget-holds')).filter((n) => n.startsWith('unrecorded-'));
+
+it('abandon() the ledger could not take, then a late answer: its cost once, not on top of the bound held for the day', async () => {
+  const b = (await guard({ estimate: true }).check(call())).bound!;
+  const g = guard({ budgets: budgetLimits({ profile: 'app', daily: 1 }) });
+  const [one, two, three] = [call(), call(), call()];
+  for (const c of [one, two, three]) await g.check(c);
+  ledgerGone();
+  expect(g.abandon()).toBe(3);
+  ledgerBack();
+  g.release();
+  expect(kept()).toHaveLength(1);
+  expect(await spentToday()).toBeCloseTo(3 * b, 10);
+  // Old code: b/10 in the ledger beside the 3b still held for the day.
+  expect(g.record({ ...answered, cost: b / 10 }, one)).toBeUndefined();
+  expect(await spentToday()).toBeCloseTo(2 * b + b / 10, 10);
+  expect(g.spent).toBeCloseTo(2 * b + b / 10, 12);
+  // One refused by the service (never carried out): taken back whole, from the hold too.
+  g.failed(new Error('400'), two);
+  expect(await spentToday()).toBeCloseTo(b + b / 10, 10);
+  // One answered with no cost said: at its bound, now in the ledger (unsettled, for reconcile), held no longer.
+  g.record({ ...answered, id: 'gen-late-3' }, three);
+  expect(await spentToday()).toBeCloseTo(b + b / 10, 10);
+  expect(ledger().find((l) => l.id === 'gen-late-3')).toMatchObject({ cost: expect.closeTo(b, 10), unsettled: expect.any(String) });
+  expect(kept()).toEqual([]);
+  expect(g.spent).toBeCloseTo(b + b / 10, 12);
+});
+
+it('abandon() the ledger could not take, a late answer the ledger still cannot take: the bound stays held, never less', async () => {
+  const b = (await guard({ estimate: true }).check(call())).bound!;
+  const g = guard({ budgets: budgetLimits({ profile: 'app', daily: 1 }) });
+  const one = call();
+  await g.check(one);
+  ledgerGone();
+  g.abandon();
+  g.release();
+  expect(g.record({ ...answered, cost: b / 10 }, one)).toMatch(/could not be written/);
+  ledgerBack();
+  expect(kept()).toHaveLength(1);
+  expect(await spentToday()).toBeCloseTo(b, 10);
 });

@@ -13,7 +13,7 @@ import { candidatesFor, modelChain, type Candidate, type Catalog } from './candi
 import { allFailed, keyHider, metadataFor, noEndpoints, passOver, pauseAfter, type Attempt } from './metadata.js';
 import { callerGone, relayStream, streamOf, type RelayOutcome } from './relay.js';
 import { Sessions } from './sessions.js';
-import { embeddingsUsage, priceUsage } from './usage.js';
+import { embeddingsUsage, priceAnswer, priceUsage } from './usage.js';
 import { BATCHED, batchBound, batchCandidates } from './batch-bound.js';
 import { Estimates, gatewayCredits } from './gateway-credits.js';
 import { promptCount } from './hang-up.js';
@@ -124,7 +124,7 @@ export class Gateway {
         // An upstream that answered a stream request whole: the caller still gets the stream it asked for.
         if (stream) streamed = streamOf(answer);
         else {
-          const cost = priceUsage(answer.usage, c);
+          const cost = priceAnswer(answer, c, body);
           if (metadata) Object.assign(answer, metadata());
           remember();
           const upstreamId = ownId(ctx, c, answer);

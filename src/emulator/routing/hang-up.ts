@@ -28,10 +28,11 @@ export class RelayedTokens {
     this.inWord = false;
   }
 
-  /** What was counted went out to the caller. */
-  written(): void {
+  /** What was counted went out to the caller; returns all that did. */
+  written(): number {
     this.sent += this.pending;
     this.pending = 0;
+    return this.sent;
   }
 }
 

@@ -4,7 +4,7 @@ import type { Ctx } from '../http/http.js';
 import { drainOrClose, openEventStream } from '../state/billing.js';
 import { ProviderFailure, type QueuedEvents, type StopSignal, type UpstreamReply } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
-import { priceUsage } from './usage.js';
+import { countedUsage, priceUsage, usable } from './usage.js';
 import type { GatewayCharge } from './gateway-credits.js';
 import { chunkTokens, hangUpCost, RelayedTokens } from './hang-up.js';
 import { Outgoing } from './outgoing.js';
@@ -167,7 +167,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   const opened = openEventStream(ctx);
   const closed = () => opened() || res.destroyed;
   let cost = 0;
-  let usage: unknown;
+  let usage: unknown, given: unknown;
   /** The tier the stream's chunks report (`service_tier`). */
   let tier: unknown;
   let finish: unknown;
@@ -184,10 +184,10 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     chunk.id = id;
     chunk.provider = c.slug;
     if (chunk.service_tier != null) tier = chunk.service_tier;
-    if (chunk.usage) {
+    if (usable(chunk.usage, c)) {
       cost = priceUsage(chunk.usage, c);
       usage = chunk.usage;
-    }
+    } else if (chunk.usage) [given, chunk.usage] = [chunk.usage, undefined]; // not relayed: the end counts what it lacks
     const choices = chunk.choices as Body[] | undefined;
     if (Array.isArray(choices)) for (const each of choices) serviceReasoning(each?.delta);
     const choice = choices?.[0];
@@ -249,6 +249,10 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     out.add(`data: ${JSON.stringify(errorChunk)}\n\ndata: [DONE]\n\n`);
     res.end(out.rest());
     return outcome;
+  }
+  if (!usage) {
+    ({ usage, cost } = countedUsage(c, opts.promptTokens?.() ?? 0, tokens.written(), false, given));
+    out.add(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: last.created, model: c.model.id, provider: c.slug, choices: [], usage })}\n\n`);
   }
   opts.charge?.(cost);
   out.add('data: [DONE]\n\n');

@@ -2,11 +2,12 @@ import type { Ctx } from '../http/http.js';
 import { openEventStream } from '../state/billing.js';
 import { ProviderFailure, type QueuedEvents, type UpstreamReply } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
-import { priceUsage } from './usage.js';
+import { countedUsage, priceUsage, usable } from './usage.js';
 import { brokenAfterContent, cutByCaller, eventObject, owedOnHangUp, pump, type RelayOutcome } from './relay.js';
 import { Outgoing } from './outgoing.js';
 import type { GatewayCharge } from './gateway-credits.js';
-import { RelayedTokens } from './hang-up.js';
+import { promptCount, RelayedTokens } from './hang-up.js';
+import { countTokens } from '../models/models.js';
 import { endUser } from './end-user.js';
 import { responseText, servedBy } from './kept.js';
 import { genId } from '../resources/chat.js';
@@ -109,7 +110,10 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
     if (type.endsWith('.delta') && type !== 'response.audio.delta' && typeof event.delta === 'string') tokens.add(event.delta);
     if (FINAL.includes(type)) {
       final = true;
-      cost = priceUsage((event.response as Body | undefined)?.usage, c);
+      const response = event.response as Body | undefined;
+      // A usage that says nothing: the prompt and the output relayed counted (usage.ts), in the final event.
+      if (response && !usable(response.usage, c)) ({ usage: response.usage, cost } = countedUsage(c, promptTokens?.() ?? 0, tokens.written(), true, response.usage));
+      else cost = priceUsage(response?.usage, c);
     }
     return `event: ${type}\ndata: ${JSON.stringify(event)}\n\n`;
   };
@@ -148,5 +152,9 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
 /** A whole Responses answer as the caller gets it (`asked`: the caller's request), under the gateway's model id; its cost, priced. */
 export function wholeResponse(answer: Body, c: Candidate, asked?: Body): number {
   asGateway(answer, c, asked);
-  return priceUsage(answer.usage, c);
+  if (usable(answer.usage, c)) return priceUsage(answer.usage, c);
+  const said = responseText(answer).text();
+  const counted = countedUsage(c, promptCount(asked), countTokens(said?.completion ?? '') + countTokens(said?.reasoning ?? ''), true, answer.usage);
+  answer.usage = counted.usage;
+  return counted.cost;
 }

@@ -2,6 +2,7 @@ import { round } from '../models/models.js';
 import { HttpError } from '../http/http.js';
 import type { Candidate } from './candidates.js';
 import { inputTokens } from '../resources/embeddings.js';
+import { chunkTokens, hangUpCost, promptCount, RelayedTokens } from './hang-up.js';
 
 type Body = Record<string, unknown>;
 
@@ -96,4 +97,51 @@ export function embeddingsUsage(answer: Record<string, unknown>, input: unknown)
   }
   if (counted > 0) answer.usage = { ...u, prompt_tokens: counted, total_tokens: counted };
   return answer.usage;
+}
+
+/** A token count as an upstream must give it to be priced: a number, at least 0 (one too large to price is refused by priceUsage). */
+const isCount = (n: unknown): n is number => typeof n === 'number' && n >= 0;
+
+/** An upstream usage's two counts, by chat's names or Responses'. */
+const sides = (u: Body): [unknown, unknown] => (u.input_tokens !== undefined && u.prompt_tokens === undefined ? [u.input_tokens, u.output_tokens] : [u.prompt_tokens, u.completion_tokens]);
+
+/**
+ * Whether an upstream's usage says what its answer cost: both token counts at configured prices, its own positive `cost`
+ * without them. None, or a count that is no count (negative, text, null), says nothing of its side: priced at 0 it gave
+ * the answer away; countedUsage counts that side instead.
+ */
+export function usable(usage: unknown, c: Candidate): boolean {
+  if (!usage || typeof usage !== 'object') return false;
+  const u = usage as Body;
+  if (!c.model.prices && typeof u.cost === 'number' && Number.isFinite(u.cost) && u.cost > 0) return true;
+  return sides(u).every(isCount);
+}
+
+/**
+ * The usage of an answer whose upstream said none usable (`given`): each side it counts kept, the others, its prompt and
+ * output, counted as the fake models count them (`responses`: Responses' names), priced as a hang-up's are (the configured
+ * prices, else those the upstream last reported, else the listed ones); its cost returned, to be charged.
+ */
+export function countedUsage(c: Candidate, prompt: number, completion: number, responses = false, given?: unknown): { usage: Body; cost: number } {
+  const [p, q] = given && typeof given === 'object' ? sides(given as Body) : [];
+  if (isCount(p)) prompt = p;
+  if (isCount(q)) completion = q;
+  const usage: Body = responses ? { input_tokens: prompt, output_tokens: completion } : { prompt_tokens: prompt, completion_tokens: completion };
+  usage.total_tokens = prompt + completion;
+  if (c.model.prices) return { usage, cost: priceUsage(usage, c) };
+  const cost = hangUpCost(c.model.reported ?? c.listed, prompt, completion);
+  Object.assign(usage, { cost, is_byok: false, cost_details: costDetails(responses, 0, 0) });
+  if (cost > 0) usage.cost_details = null;
+  return { usage, cost };
+}
+
+/** A whole chat answer's cost: its usage priced, else (none usable) its prompt and message counted, that usage put in it. */
+export function priceAnswer(answer: Body, c: Candidate, body: unknown): number {
+  if (usable(answer.usage, c)) return priceUsage(answer.usage, c);
+  const tokens = new RelayedTokens();
+  chunkTokens({ choices: [{ delta: (answer.choices as Body[] | undefined)?.[0]?.message }] }, tokens);
+  tokens.written();
+  const counted = countedUsage(c, promptCount(body), tokens.sent, false, answer.usage);
+  answer.usage = counted.usage;
+  return counted.cost;
 }

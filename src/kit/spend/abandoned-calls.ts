@@ -4,8 +4,10 @@
  * running: when it ends after all it is counted once, at what it cost, and the line from abandon() is taken back
  * (a line naming it, as reconcile's do) once the call's own is written; one not sent or refused is taken back whole.
  */
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { randomHex } from '../../internal/random-hex.js';
-import { withdrawnLine } from './hold-record.js';
+import { boundCost, UNRECORDED, UNSETTLED, withdrawnLine } from './hold-record.js';
 import { appendUsage, type UsageRecord } from './ledger.js';
 import type { BudgetHold } from './budget-hold.js';
 import type { SpendGuardOptions } from './spend-guard-options.js';
@@ -33,16 +35,37 @@ export function appendOf(guard: SpendGuard, entry: Omit<UsageRecord, 'time' | 'p
 export function abandonCalls(guard: SpendGuard, lost: UnderwayCall[]): void {
   const { hold } = guard;
   let unwritten = 0;
+  const unlined: UnderwayCall[] = [];
   for (const c of lost) {
     guard.spent += c.bound;
     if (!hold?.live || c.bound <= 0) continue;
     const line = hold.abandonedLine(c.bound, `abandoned-${randomHex(8)}`);
-    if (appendOf(guard, line)) unwritten += c.bound;
-    else c.abandoned = { line };
+    if (appendOf(guard, line)) {
+      unwritten += c.bound;
+      unlined.push(c);
+    } else c.abandoned = { line };
   }
   if (!hold?.live) return;
   hold.set(unwritten, true);
-  if (unwritten) hold.unrecorded(unwritten);
+  // The hold's file is renamed as it is kept: a late ending lessens that file by its call's bound.
+  const kept = join(dirname(hold.path), `${UNRECORDED}${basename(hold.path)}`);
+  if (unwritten && hold.unrecorded(unwritten)) for (const c of unlined) c.abandoned = { kept };
+}
+
+/**
+ * A call whose bound a kept hold (`unrecorded-`) holds for the day ended after all, and the ledger has its line (or it cost nothing):
+ * the hold holds its bound no longer (at 0 it goes). Where the hold cannot be written (a disk full again) it stays: more held, never less.
+ */
+function unkeep(path: string, usd: number): void {
+  try {
+    const rec = JSON.parse(readFileSync(path, 'utf8')) as { usd: number };
+    rec.usd = boundCost(Math.max(0, rec.usd - usd));
+    if (rec.usd <= 0) return rmSync(path, { force: true });
+    writeFileSync(`${path}.part`, JSON.stringify(rec), { mode: 0o600 });
+    renameSync(`${path}.part`, path);
+  } catch {
+    rmSync(`${path}.part`, { force: true });
+  }
 }
 
 /** An abandoned call answered after all: its line (its cost, else still its bound), then abandon()'s line taken back. */
@@ -50,6 +73,8 @@ export function recordLate(guard: SpendGuard, entry: Omit<UsageRecord, 'time' | 
   const known = typeof entry.cost === 'number' && Number.isFinite(entry.cost);
   const counted = ended.abandoned?.line;
   if (!known && counted) entry = { ...entry, cost: counted.cost, unsettled: counted.unsettled };
+  // Held for the day in its stead: its line now counts it at its bound until reconciled, and the hold lets that go.
+  else if (!known && ended.abandoned?.kept) entry = { ...entry, cost: boundCost(ended.bound), unsettled: UNSETTLED };
   if (known) guard.spent += entry.cost! - ended.bound;
   const problem = recordingOf(guard) ? appendOf(guard, entry) : undefined;
   if (!problem) withdraw(guard, ended, true, false);
@@ -62,4 +87,5 @@ export function withdraw(guard: SpendGuard, ended: UnderwayCall, taken = true, u
   if (unspend) guard.spent -= ended.bound;
   const line = ended.abandoned?.line;
   if (line) appendOf(guard, withdrawnLine(line));
+  else if (ended.abandoned?.kept) unkeep(ended.abandoned.kept, ended.bound);
 }

@@ -4,8 +4,11 @@ import type { UsageRecord } from './ledger.js';
 export interface UnderwayCall {
   bound: number;
   call?: object;
-  /** abandon() counted it at its bound while it may still run; `line`: the id of the ledger line that counts it, if one was written. */
-  abandoned?: { line?: UsageRecord & { id: string; cost: number; unsettled: string } };
+  /**
+   * abandon() counted it at its bound while it may still run; `line`: the ledger line that counts it, if one was written; else `kept`:
+   * the hold that keeps its bound for a day in its stead (the ledger took no line), if one does.
+   */
+  abandoned?: { line?: UsageRecord & { id: string; cost: number; unsettled: string }; kept?: string };
 }
 
 /** The bounds of a guard's calls checked and not yet answered or failed: what they may still cost, beside what it spent. */
