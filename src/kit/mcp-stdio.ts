@@ -73,6 +73,22 @@ export class GroupStdioTransport implements Transport {
     });
   }
 
+  /**
+   * Each message in a microtask of its own, in order: the SDK handles a notification a microtask
+   * later and a response at once, so a call's last progress notification read together with its
+   * answer came after the call had ended and was dropped.
+   */
+  private dispatched = Promise.resolve();
+  private dispatch(text: string, parse: (line: string) => JSONRPCMessage): void {
+    this.dispatched = this.dispatched.then(() => {
+      try {
+        this.onmessage?.(parse(text));
+      } catch (err) {
+        this.onerror?.(err as Error);
+      }
+    });
+  }
+
   /** Messages are lines of JSON; a line that is none (a server logging on stdout) is an error said and passed over. */
   private read(chunk: Buffer, parse: (line: string) => JSONRPCMessage): void {
     // Refused once: what else comes is not read, and the server is being closed already.
@@ -82,11 +98,7 @@ export class GroupStdioTransport implements Transport {
       this.line = [];
       this.lineBytes = 0;
       chunk = chunk.subarray(at + 1);
-      try {
-        if (text.trim()) this.onmessage?.(parse(text));
-      } catch (err) {
-        this.onerror?.(err as Error);
-      }
+      if (text.trim()) this.dispatch(text, parse);
     }
     this.lineBytes += chunk.length;
     if (chunk.length) this.line.push(chunk);

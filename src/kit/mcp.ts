@@ -7,6 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolSourceError, type Tool, type ToolResult } from './tool.js';
 import { mcpResult } from './mcp-content.js';
+import { callMcpTool } from './mcp-call.js';
 import { splitCommandLine } from './command-line.js';
 import { folderProgram } from './command-tool.js';
 import { GroupStdioTransport } from './mcp-stdio.js';
@@ -163,7 +164,7 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
     source: `mcp ${name}`,
     run: async (args, signal, call): Promise<ToolResult> => {
       try {
-        return mcpResult(await client.callTool({ name: t.name, arguments: args }, undefined, { signal, timeout: NO_BOUND }));
+        return mcpResult(await callMcpTool(client, { name: t.name, arguments: args }, { signal, timeout: NO_BOUND }, call?.progress));
       } catch (err) {
         if (ended) {
           await close();

@@ -2,7 +2,7 @@
  * Runs the model's tool calls: each bounded by a per-call timeout, and all results of one loop
  * together bounded (250 results of 1 MiB would make a request past what the service takes).
  */
-import { ToolSourceError, type Tool, type ToolResult } from './tool.js';
+import { ToolSourceError, type Tool, type ToolProgress, type ToolResult } from './tool.js';
 import { childSignal } from '../internal/abort-fanout.js';
 import { counted } from '../internal/counted.js';
 
@@ -51,6 +51,8 @@ export interface CallOptions {
   approve?: (call: ToolCallRequest) => Promise<boolean>;
   /** Values no tool's environment may hold (the client's keys), passed to each tool with its call. */
   secrets?: string[];
+  /** Told how a long call goes, where its tool says so. */
+  progress?: (call: ToolCallRequest, update: ToolProgress) => void;
 }
 
 function parsedArguments(text: string): Record<string, unknown> {
@@ -71,7 +73,7 @@ export async function runToolCall(tools: Map<string, Tool>, call: ToolCallReques
   const own = childSignal(opts.signal, opts.timeoutMs);
   let result: ToolResult;
   try {
-    const r = await tool.run(parsedArguments(call.arguments), own.signal, { arguments: call.arguments, ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts.timeoutName === undefined ? {} : { timeoutName: opts.timeoutName }), ...(opts.secrets?.length ? { secrets: opts.secrets } : {}) });
+    const r = await tool.run(parsedArguments(call.arguments), own.signal, { arguments: call.arguments, ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts.timeoutName === undefined ? {} : { timeoutName: opts.timeoutName }), ...(opts.secrets?.length ? { secrets: opts.secrets } : {}), ...(opts.progress ? { progress: (u: ToolProgress) => opts.progress!(call, u) } : {}) });
     result = typeof r === 'string' ? { ok: true, text: r } : r;
   } catch (err) {
     if (opts.signal.aborted || err instanceof ToolSourceError) throw err;

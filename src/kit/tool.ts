@@ -39,6 +39,15 @@ export interface ToolCallInfo {
   timeoutName?: string;
   /** Values the tool's environment must not hold: the keys of the client the loop runs with. */
   secrets?: string[];
+  /** Told how a long call goes, where the tool says so (an MCP server's progress, a task's status). */
+  progress?: (update: ToolProgress) => void;
+}
+
+/** How far a call has come: `progress` of `total` (when known), and the tool's own words. */
+export interface ToolProgress {
+  progress?: number;
+  total?: number;
+  message?: string;
 }
 
 export interface Tool {

@@ -3,7 +3,8 @@ import type { ChatMessage } from '../../client/types.js';
 import type { AssembledMessage } from '../answers/answer-extras.js';
 import type { IO } from '../io/io.js';
 import type { ToolSet } from '../../kit/toolset.js';
-import { ResultBudget, runToolCall, type CallOutcome } from '../../kit/tool-calls.js';
+import { ResultBudget, runToolCall, type CallOutcome, type ToolCallRequest } from '../../kit/tool-calls.js';
+import type { ToolProgress } from '../../kit/tool.js';
 import { chatToolLoop } from '../../kit/tool-loop.js';
 import { approved, callsNotRun, DEFAULT_TOOL_TIMEOUT, shownCall, type ShownCall } from './tool-runner.js';
 import { counted, grouped } from '../../internal/counted.js';
@@ -43,6 +44,23 @@ const label = (o: CallOutcome, flag: string) => (o.status === 'ok' ? (o.code ===
 
 const PREVIEW = 200;
 
+/** How far a call has come, in words: `2/5`, the tool's message after it. */
+const progressWords = (u: ToolProgress) => [u.progress === undefined ? '' : u.total === undefined ? String(u.progress) : `${u.progress}/${u.total}`, visible((u.message ?? '').slice(0, PREVIEW))].filter(Boolean).join(' ');
+
+/** A long call's progress as status lines: one when its words change, at most one a second (but the last step's), so a flood of updates is a few lines. */
+function progressLines(io: IO): (call: ToolCallRequest, update: ToolProgress) => void {
+  let said = '';
+  let at = 0;
+  return (call, update) => {
+    const line = `tool ${call.name}: ${progressWords(update)}`;
+    const last = update.total !== undefined && update.progress !== undefined && update.progress >= update.total;
+    if (line === said || (!last && Date.now() - at < 1000)) return;
+    said = line;
+    at = Date.now();
+    io.info(line);
+  };
+}
+
 /** A tool's result on one line: control characters (line ends too) escaped, the first 200 characters and its length past them. */
 function resultPreview(text: string): string {
   const line = visible(text.length > PREVIEW ? text.slice(0, PREVIEW) : text);
@@ -67,7 +85,7 @@ export async function runRound(io: IO, loop: ToolLoop, calls: ShownCall[], round
   const timeoutName = (loop.timeout !== undefined && loop.timeoutFlag) || '--tool-timeout';
   const out: CallOutcome[] = [];
   for (const call of calls) {
-    const o = await runToolCall(loop.set.tools, call, { signal: loop.signal, timeoutMs, timeoutName, budget: loop.budget, approve: asker(io, loop) });
+    const o = await runToolCall(loop.set.tools, call, { signal: loop.signal, timeoutMs, timeoutName, budget: loop.budget, approve: asker(io, loop), progress: progressLines(io) });
     io.info(`tool ${shownCall(call)} -> ${label(o, timeoutName)}`);
     // As llm's --td: with --verbose, what went back to the model, on one line.
     if (io.verbose) io.info(`  result: ${resultPreview(o.text)}`);
