@@ -377,6 +377,7 @@ complete -c router -n '__router_at speak' -l max-cost -x -d 'the most this call 
 complete -c router -n '__router_at speak' -l dry-run -d 'print the request body and its cost bound; send nothing'
 complete -c router -n '__router_at speak' -l ignore-budget -d 'do not hold this call to daily_budget / monthly_budget'
 complete -c router -n '__router_at speak' -l usage -d 'print the audio'\''s size and cost to stderr (the cost from the service'\''s record of the generation)'
+complete -c router -n '__router_at speak' -l router-metadata -d 'ask for routing metadata (printed to stderr; in --json output)'
 complete -c router -n '__router_at speak' -l jq -x -d 'filter the JSON output with a jq expression (implies --json; strings print raw)'
 complete -c router -n '__router_at speak' -s V -l version -d 'output the version number'
 complete -c router -n '__router_at speak' -s p -l profile -x -a '(router __complete profiles 2>/dev/null)' -d 'config profile to use (env ROUTER_PROFILE)'

@@ -47,6 +47,16 @@ describe('the gateway reading an upstream event stream', () => {
     expect(await payloads(['data: a\r', '\ndata: b\r\n\r', '\n: comment\r\n\r\ndata: c\r\n\r\n'])).toEqual(['a\nb', 'c']);
   });
 
+  it('gives an event its lone \\r ends at once, not when the next read comes (a \\n after it dropped)', () => {
+    const splitter = new SseSplitter();
+    const out: string[] = [];
+    for (const piece of ['data: a\r\r', '\ndata: b\r', '\r', 'data: [DONE]\r\r']) {
+      splitter.push(piece, (data) => out.push(data));
+      out.push('|');
+    }
+    expect(out).toEqual(['a', '|', '|', 'b', '|', '[DONE]', '|']);
+  });
+
   it('takes an event over many reads, its blank line split between two of them', async () => {
     expect(await payloads(['data: {"a', '":"long', '"}\n', '\ndata: [DO', 'NE]\n', '\r\n'])).toEqual(['{"a":"long"}', '[DONE]']);
   });

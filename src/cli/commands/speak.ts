@@ -3,7 +3,7 @@ import type { SpeechReference, SpeechRequest, SpeechTurn } from '../../client/re
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
 import type { FlagValues } from '../flags/flags.js';
-import { anyNumber, collect, collectNonEmpty, modelFlag, nonEmpty, SESSION_FLAGS } from '../flags/options.js';
+import { anyNumber, collect, collectNonEmpty, modelFlag, nonEmpty, ROUTING_FLAGS, SESSION_FLAGS } from '../flags/options.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { boundNote, guardSpend, FIXED_SPEND_FLAGS } from '../spend/spend-guard.js';
 import { readFileFor, readJsonFile, textFromArgs } from '../io/input.js';
@@ -30,6 +30,7 @@ const FLAGS = {
   json: { flags: '--json', help: 'with -o: print {"file", "bytes", "content_type"}' },
   ...FIXED_SPEND_FLAGS,
   usage: { flags: '--usage', help: 'print the audio\'s size and cost to stderr (the cost from the service\'s record of the generation)' },
+  routerMetadata: ROUTING_FLAGS.routerMetadata,
 } as const;
 
 type SpeakOpts = FlagValues<typeof FLAGS>;
@@ -37,7 +38,7 @@ type SpeakOpts = FlagValues<typeof FLAGS>;
 export const speak = defineCommand({
   name: 'speak',
   logsUsage: true,
-  jsonFields: ['file', 'bytes', 'content_type'],
+  jsonFields: ['file', 'bytes', 'content_type', 'router_metadata', 'openrouter_metadata'],
   summary: 'synthesize speech: audio bytes to a file or stdout',
   description: "Synthesize speech. Audio streams to -o FILE (written atomically) or to stdout, never to a terminal. Needs a management key (ROUTER_MANAGEMENT_KEY or the profile's management_key).",
   args: [{ name: '[text...]', help: 'text to speak; "-" or nothing reads stdin' }],
@@ -191,12 +192,14 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
   };
   let forget: (() => void) | undefined;
   try {
-    const audio = await client.speech.create(req, { signal }).catch(async (err: unknown) => {
+    const audio = await client.speech.create(req, { signal, routerMetadata: opts.routerMetadata }).catch(async (err: unknown) => {
       const voices = [req.voice, ...(Array.isArray(input) ? input.map((t) => t.voice ?? '') : [])].filter(Boolean);
       const { addVoiceGuess } = await import('../service/voice-hint.js');
       await addVoiceGuess(err, client, { env: io.env, settings: connected.settings, model: req.model, voices, typed: ctx.cmd.getOptionValueSource('voice') === 'cli' }).catch(() => {});
       throw err;
     });
+    // The attempts as chat's --router-metadata says them: on stderr (stdout may be the audio), before it comes.
+    if (audio.metadata && !opts.json) (await import('../answers/routing-note.js')).noteRouting(io, audio.metadata);
     if ((begun = audio.generationId)) {
       forget = atExit(keep);
       ctx.answering(begun, SPEECH);
@@ -225,7 +228,7 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
     const characters = typeof input === 'string' ? input.length : input.reduce((n, t) => n + t.text.length, 0);
     if (opts.usage) ctx.closingNote(`usage: ${bytes} ${nounFor(bytes, 'byte')} of audio for ${characters} ${nounFor(characters, 'character')}${costNote}${boundNote(guard)}`);
     if (file) {
-      if (opts.json) io.json({ file: opts.output, bytes, content_type: audio.contentType });
+      if (opts.json) io.json({ file: opts.output, bytes, content_type: audio.contentType, ...audio.metadata });
       else io.info(`wrote ${counted(bytes, 'byte')} of ${audio.contentType} to ${opts.output}`);
     }
   } catch (err) {

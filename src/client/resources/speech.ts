@@ -33,6 +33,22 @@ export interface SpeechStream {
   generationId: string | undefined;
   /** Audio bytes as they arrive. */
   chunks: AsyncIterable<Uint8Array>;
+  /**
+   * With `routerMetadata: true`, the routing metadata the service sent in headers (audio has no body to carry it):
+   * `X-Router-Metadata` and `X-OpenRouter-Metadata` as `router_metadata` and `openrouter_metadata` (routingMetadata() reads either).
+   */
+  metadata?: { router_metadata?: unknown; openrouter_metadata?: unknown };
+}
+
+/** A metadata header's JSON; undefined when absent or not JSON. */
+function headerJson(value: string | string[] | undefined): unknown {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 export class Speech extends Resource {
@@ -43,13 +59,14 @@ export class Speech extends Resource {
       method: 'POST',
       path,
       body: params,
-      headers: callHeaders({ ...opts, routerMetadata: false }),
+      headers: callHeaders(opts),
       accept: 'audio/*',
       signal: opts.signal,
       timeoutMs: opts.timeoutMs,
       retry: 'paid',
     });
     const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-    return { contentType: first(res.headers['content-type']) ?? 'application/octet-stream', requestId: res.requestId, generationId: first(res.headers['x-generation-id']) || undefined, chunks: bodyChunks(res, this.core.url(path), opts.signal) };
+    const metadata = opts.routerMetadata ? { router_metadata: headerJson(res.headers['x-router-metadata']), openrouter_metadata: headerJson(res.headers['x-openrouter-metadata']) } : undefined;
+    return { contentType: first(res.headers['content-type']) ?? 'application/octet-stream', requestId: res.requestId, generationId: first(res.headers['x-generation-id']) || undefined, chunks: bodyChunks(res, this.core.url(path), opts.signal), ...(metadata && { metadata }) };
   }
 }

@@ -29,9 +29,10 @@ export class CassetteDeck {
   /** How many times each request was replayed (the next take), and recorded, in this run. */
   private readonly played = new Map<string, number>();
   private readonly recorded = new Map<string, number>();
-  /** `--record`: the files written in this run, and the requests whose older takes were dropped. */
+  /** `--record`: the files written in this run, and the requests whose older takes were dropped; the takes it gave (`take\nkey`). */
   private readonly written = new Set<string>();
   private readonly renewed = new Set<string>();
+  private readonly named = new Set<string>();
   private readonly stopping = new Stopping();
   /** This run, as its cassettes name it (Cassette.run): when it started, and a few random characters. */
   private readonly run = `${new Date().toISOString()}-${randomBytes(3).toString('hex')}`;
@@ -122,9 +123,7 @@ export class CassetteDeck {
     if (this.mode !== 'record' || this.renewed.has(key)) return takes;
     this.renewed.add(key);
     const older = [...takes, ...(this.stale.get(key) ?? [])].filter((t) => !this.written.has(t.file));
-    for (const { file } of older) {
-      this.remove(file, 'older cassette');
-    }
+    for (const { file } of older) this.remove(file, 'older cassette');
     return takes.filter((t) => this.written.has(t.file));
   }
 
@@ -207,18 +206,19 @@ export class CassetteDeck {
     const url = { chat: live.url, embeddings: live.embeddingsUrl, responses: live.responsesUrl, speech: live.speechUrl }[endpoint];
     // --record-missing adds takes to the run it found, so they are replayed with its takes.
     const run = this.mode === 'record' || !this.byKey.get(key)?.length ? this.run : this.byKey.get(key)![0]!.cassette.run;
+    // The n-th exchange of one request in this run is its n-th take (a retry's answer beside the error's), never one given before.
+    let take = this.recorded.get(key) ?? 0;
+    while (this.named.has(`${++take}\n${key}`));
+    this.recorded.set(key, take);
+    this.named.add(`${take}\n${key}`);
     const cassette: Cassette = {
       provider: live.name,
       recorded_at: new Date(started).toISOString(),
-      ...(run === undefined ? {} : { run }),
-      ...(endpoint === 'chat' ? {} : { endpoint }),
+      ...(run === undefined ? {} : { run }), ...(endpoint === 'chat' ? {} : { endpoint }),
       request: { method: 'POST', url: url ?? '', headers: { 'content-type': 'application/json' }, body: req.body },
       response: { status: reply.status, headers: reply.headers },
+      ...(take > 1 ? { take } : {}),
     };
-    // The n-th exchange of one request in this run is its n-th take (a retry's answer beside the error's).
-    const take = (this.recorded.get(key) ?? 0) + 1;
-    this.recorded.set(key, take);
-    if (take > 1) cassette.take = take;
     const file = `${live.name}-${String(req.body.model).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60)}-${key.slice(0, 12)}${take > 1 ? `-${take}` : ''}.json`;
     const save = () => {
       // An upstream that echoes the key it was sent (in a refusal) must not put it in a file people share.

@@ -26,8 +26,11 @@ export class SseSplitter {
   /** The event still incomplete, in the pieces it came in (joined once, when it ends: linear in its size). */
   private parts: string[] = [];
   private size = 0;
-  /** A \r last of a piece: maybe the first half of a \r\n still to come. */
-  private carry = false;
+  /**
+   * A piece ended in \r: a line end at once (an event it ends is given then, not when more comes), and
+   * a \n that starts the next piece is its second half, dropped.
+   */
+  private skipLf = false;
   /** Whether the decoder may hold the first bytes of a character (or a BOM still to drop, before the first piece). */
   private pending = true;
 
@@ -40,15 +43,15 @@ export class SseSplitter {
    */
   push(piece: Buffer | string, each: (data: string) => void, bytes?: EventBytes): void {
     // Whole characters from the piece's first byte, no event under way, no \r to undo: events found in the bytes.
-    if (bytes && typeof piece !== 'string' && !this.size && !this.carry && !this.pending && piece.indexOf(13 /* \r */) < 0) return this.pushBytes(piece, each, bytes);
+    if (bytes && typeof piece !== 'string' && !this.size && !this.skipLf && !this.pending && piece.indexOf(13 /* \r */) < 0) return this.pushBytes(piece, each, bytes);
     let text = typeof piece === 'string' ? piece : this.decode(piece);
-    if (this.carry) {
-      text = `\r${text}`;
-      this.carry = false;
+    if (this.skipLf && text) {
+      this.skipLf = false;
+      if (text.charCodeAt(0) === 10 /* \n */) text = text.slice(1);
     }
     if (text.includes('\r')) {
-      this.carry = text.endsWith('\r');
-      text = (this.carry ? text.slice(0, -1) : text).replace(/\r\n?/g, '\n');
+      this.skipLf = text.endsWith('\r');
+      text = text.replace(/\r\n?/g, '\n');
     }
     let start = 0;
     if (this.size) {

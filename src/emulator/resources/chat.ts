@@ -96,10 +96,10 @@ export function checkOutputLimit(model: ModelSpec, asked: number | null | undefi
  * Walks `model` then `models` (fallback), skipping models that are down or have no allowed provider,
  * and ids that are no model here (as the gateway's candidatesFor: a 400 on the first only when none is).
  */
-export function route(body: Body, kind: 'chat'): Routed {
+export function route(body: Body, kind: 'chat' | 'speech'): Routed {
   const requested = (body.model as string | undefined) ?? (Array.isArray(body.models) ? (body.models[0] as string) : undefined);
   const chain = [...new Set([requested, ...(Array.isArray(body.models) ? (body.models as string[]) : [])].filter((m): m is string => !!m))];
-  const candidates = chain.length ? chain.map((id) => knownModel(id, kind)) : [resolveModel(undefined, kind, 'local/echo')];
+  const candidates = chain.length ? chain.map((id) => knownModel(id, kind)) : [resolveModel(undefined, kind, kind === 'chat' ? 'local/echo' : undefined)];
   const skipped = candidates.filter((m): m is Skipped => 'error' in m);
   // None is a model here: the first one's 400, as a request naming it alone gets.
   if (skipped.length === candidates.length) resolveModel(chain[0], kind);
@@ -121,7 +121,7 @@ export function route(body: Body, kind: 'chat'): Routed {
 
 
 /** The model an id of the chain names, or why it names none (a 400's words). */
-function knownModel(id: string, kind: 'chat'): ModelSpec | Skipped {
+function knownModel(id: string, kind: 'chat' | 'speech'): ModelSpec | Skipped {
   try {
     return resolveModel(id, kind);
   } catch (err) {

@@ -1,15 +1,14 @@
 import type { Ctx } from '../http/http.js';
-import { HttpError } from '../http/http.js';
 import { costOf, prng, seedOf, type ModelSpec } from '../models/models.js';
-import { bad, optNumber, optString, pickProvider, resolveModel } from '../http/validate.js';
+import { bad, checkModelsList, optNumber, optString } from '../http/validate.js';
 import { cuttableWriter } from '../state/billing.js';
 import { streamBill } from './stream-bill.js';
 import { optObject } from '../http/option-types.js';
 import { defineRoutes } from '../http/routes.js';
 import type { ChatGateway } from '../providers/types.js';
-import { genId } from './chat.js';
+import { genId, route } from './chat.js';
 import { recordGeneration } from './generations.js';
-import { metadataFields, metadataHeaders } from '../routing/routed.js';
+import { metadataFields, metadataHeaders, type Routed } from '../routing/routed.js';
 
 type Body = Record<string, unknown>;
 
@@ -56,8 +55,11 @@ function checkReferences(refs: unknown): void {
   });
 }
 
-export function planSpeech(body: Body): { model: ModelSpec; turns: Turn[]; format: 'mp3' | 'pcm'; speed: number; provider: string } {
-  const model = resolveModel(body.model, 'speech');
+export function planSpeech(body: Body): { model: ModelSpec; turns: Turn[]; format: 'mp3' | 'pcm'; speed: number; provider: string; routed: Routed } {
+  // `model`, then the `models` fallbacks in order, as chat's (the gateway's own list for speech: docs/gateway.md).
+  checkModelsList(body);
+  const routed = route(body, 'speech');
+  const model = routed.model;
   const defaultVoice = body.voice;
   // Required by the spec whatever the input: with turns, it is the voice of a turn that names none.
   if (typeof defaultVoice !== 'string' || defaultVoice === '') bad('voice is required: a non-empty voice id');
@@ -93,9 +95,7 @@ export function planSpeech(body: Body): { model: ModelSpec; turns: Turn[]; forma
   optString(body, 'user', 256);
   optObject(body, 'trace');
   checkReferences(body.input_references);
-  const provider = pickProvider(model, body.provider);
-  if (!provider) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
-  return { model, turns, format, speed, provider };
+  return { model, turns, format, speed, provider: routed.provider, routed };
 }
 
 /**
@@ -152,8 +152,7 @@ async function handleSpeech(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   // A caller who hangs up pays for the characters voiced in the audio written to it (stream-bill.ts).
   const bill = await streamBill(ctx, cost, chars, (voiced) => costOf(plan.model, voiced, 0).cost);
   const res = ctx.res;
-  const routed = { model: plan.model, provider: plan.provider, attempt: 1, requested: plan.model.id, tried: [plan.model] };
-  ctx.head(200, { 'content-type': plan.format === 'mp3' ? 'audio/mpeg' : 'audio/pcm', 'transfer-encoding': 'chunked', 'x-generation-id': id, ...metadataHeaders(metadataFields(routed, 'speech', ctx.wantsRouterMetadata())) });
+  ctx.head(200, { 'content-type': plan.format === 'mp3' ? 'audio/mpeg' : 'audio/pcm', 'transfer-encoding': 'chunked', 'x-generation-id': id, ...metadataHeaders(metadataFields(plan.routed, 'speech', ctx.wantsRouterMetadata())) });
   const writer = cuttableWriter(ctx, 4);
   // A fault's cut closes the connection too: that is not the caller hanging up.
   res.on('close', () => (bill.progress.hungUp = !writer.cut));

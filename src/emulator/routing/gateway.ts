@@ -18,6 +18,7 @@ import { BATCHED, batchBound, batchCandidates } from './batch-bound.js';
 import { Estimates, gatewayCredits } from './gateway-credits.js';
 import { promptCount } from './hang-up.js';
 import { relayResponses, wholeResponse } from './responses.js';
+import { responsesCandidates } from './responses-candidates.js';
 import { speakThrough } from './speech.js';
 import { upstreamBody } from './upstream-body.js';
 import { refusalOf, wholeAnswer } from './answer-shape.js';
@@ -49,6 +50,7 @@ export class Gateway {
   private readonly upstreamIds: Set<string>;
   private readonly embeddingIds: Set<string>;
   private readonly responsesIds: Set<string>;
+  private readonly chatIds: Set<string>;
   private readonly sessions = new Sessions();
   private readonly closers: (() => Promise<void>)[] = [];
   private readonly deck: CassetteDeck | undefined;
@@ -72,6 +74,7 @@ export class Gateway {
     this.upstreamIds = new Set(upstreams.flatMap((a) => a.models().filter((m) => m.kind !== 'embedding').map((m) => m.id)));
     this.embeddingIds = new Set(upstreams.flatMap((a) => a.models().filter((m) => m.kind === 'embedding').map((m) => m.id)));
     this.responsesIds = new Set(upstreams.filter((a) => a.responses).flatMap((a) => a.models().filter((m) => (m.kind ?? 'chat') === 'chat').map((m) => m.id)));
+    this.chatIds = new Set(upstreams.flatMap((a) => a.models().filter((m) => (m.kind ?? 'chat') === 'chat').map((m) => m.id)));
   }
 
   /** Whether a chat request is the gateway's: it names an upstream model, or the fake models are off. */
@@ -200,9 +203,9 @@ export class Gateway {
     throw allFailed(passed);
   }
 
-  /** Whether a Responses request is the gateway's: it names a model of an upstream with `responses: true`. */
+  /** Whether a Responses request is the gateway's: it names an upstream chat model (one without `responses: true` is passed over). */
   takesResponses(body: Body): boolean {
-    return modelChain(body).some((id) => this.responsesIds.has(id));
+    return modelChain(body).some((id) => this.chatIds.has(id));
   }
 
   /** `POST /v1/responses` through the upstreams that have it, streamed or not, in turn as chat's. */
@@ -212,8 +215,7 @@ export class Gateway {
     const stream = body.stream === true;
     const sticky = session === undefined ? undefined : (id: string) => this.sessions.get(`${ctx.workspace}\n${session}\n${id}`);
     const passed: Attempt[] = [];
-    const candidates = candidatesFor(body, this.catalog, sticky, 'chat', passed).filter((c) => c.adapter.responses);
-    if (!candidates.length) throw noEndpoints(body, this.catalog, 'chat', (c) => !!c.adapter.responses);
+    const candidates = responsesCandidates(body, this.catalog, sticky, passed);
     const charge = await gatewayCredits(ctx, body, '/v1/responses', candidates, this.estimates);
     const gone = callerGone(ctx);
     const metadataOf = metadataFor(ctx.wantsRouterMetadata(), body, candidates, passed, 'responses');

@@ -100,9 +100,11 @@ export function metadataFor(ask: MetadataAsk, body: Record<string, unknown>, can
   const chain = modelChain(body);
   const requested = chain[0] ?? candidates[0]!.model.id;
   const startedAt = Date.now();
-  // In the chain's order: an id passed over before any provider was asked (candidates.ts) where the list names it.
+  // In the chain's order: an id passed over before any provider was asked (candidates.ts) where the list names it,
+  // and not at all when it comes after the model that answered (never reached, as the fake models' routing says).
   const at = (a: Attempt) => chain.indexOf(a.model);
-  return (c) => () => gatewayMetadataFields(ask, requested, candidates, c, [...passed].sort((a, b) => at(a) - at(b)), startedAt, api);
+  const reached = (c: Candidate | undefined) => (a: Attempt) => !c || !a.unknown || at(a) < chain.indexOf(c.model.id);
+  return (c) => () => gatewayMetadataFields(ask, requested, candidates, c, passed.filter(reached(c)).sort((a, b) => at(a) - at(b)), startedAt, api);
 }
 
 /**
