@@ -12,6 +12,7 @@ import { answers } from '../providers/first-answer.js';
 import { TAKEN, UpstreamEvents } from '../providers/upstream-events.js';
 import { PlainFrames } from './plain-frames.js';
 import { frameJsonTo } from './json-frame.js';
+import { pumpEvents } from './event-pump.js';
 import { serviceReasoning } from './answer-shape.js';
 import { genId } from '../resources/chat.js';
 
@@ -103,6 +104,7 @@ export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: 
  * is not a JSON object (its parse or use threw).
  */
 export async function pump(res: Ctx['res'], closed: () => boolean, it: AsyncIterator<string>, c: Candidate, take: () => Buffer | undefined, relayed: (data: string) => boolean): Promise<string | undefined> {
+  if (it instanceof UpstreamEvents) return pumpEvents(res, closed, it, c.slug, take, relayed);
   const queued = (it as Partial<QueuedEvents>).eachQueued?.bind(it);
   try {
     for (;;) {
