@@ -11,6 +11,8 @@ import { pricedGateway, withoutGatewayIds } from '../support/upstreams.js';
 // usage priced, an error mid-stream, multi-byte characters and events split across reads, many
 // events in one read, \r\n line ends, escapes, a byte that is no UTF-8, chunks of other shapes. The two
 // streams with no usage end with the gateway's own usage chunk (what it counted and charged) since m14.
+// The cases of parsed chunks (the first, the finish, usage) are those of the build before they were framed
+// from their text (relay's frameJsonTo), in JSON forms stringify writes otherwise and without some members.
 // STREAM_BYTES_WRITE=1 writes the file anew from the build under test.
 
 const GOLDEN = join(__dirname, '..', 'corpus', 'stream-bytes.json');
@@ -60,6 +62,25 @@ const CASES: Record<string, () => Buffer[]> = {
       token(' six'),
       finish,
       usage,
+      '[DONE]',
+    ]),
+  // The chunks the relay parses (the first, the finish, usage; others below) in JSON that stringify writes otherwise.
+  'parsed chunks in other JSON forms': () =>
+    perEvent([
+      `{ "id": "gen-up-1", "object": "chat.completion.chunk", "created": 1700000000, "model": "m", "choices": [{"index": 0, "delta": {"role": "assistant", "content": "caf\\u00e9 \\/"}, "finish_reason": null}] }`,
+      token(' two'),
+      `${head()}[{"index":0,"delta":{"role":"assistant","reasoning_content":"hm \\u00e9"},"finish_reason":null}]}`,
+      token(' three'),
+      `${head(',"model":"m2"')}[{"index":0,"delta":{"content":""},"finish_reason":"stop"}],"choices":[{"index":0,"delta":{"content":""},"finish_reason":"length"}]}`,
+      `{"object":"chat.completion.chunk","created":1700000000,"1":2,"choices":[],"usage":{"prompt_tokens":5.0,"completion_tokens":3,"total_tokens":8,"cost":1e-7,"other":0.0000001,"big":12345678901234567890,"is_byok":false}}`,
+      '[DONE]',
+    ]),
+  'parsed chunks without a provider or an id': () =>
+    perEvent([
+      `{"object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"one"},"finish_reason":null}]}`,
+      `{"object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":{"content":" two"},"finish_reason":null}]}`,
+      `{"object":"chat.completion.chunk","created":1700000000,"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`,
+      `{"id":"gen-up-1","object":"chat.completion.chunk","created":1700000000,"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7,"cost":0.0000355,"is_byok":false,"prompt_tokens_details":{"cached_tokens":0},"cost_details":{"upstream_inference_cost":null}}}`,
       '[DONE]',
     ]),
   'comments and a data field in two lines': () => [Buffer.from(`data: ${token('one')}\n\n: keep-alive\n\n`), ...perEvent([token(' two')]), Buffer.from(`: ping\n\ndata: ${token(' three').slice(0, 40)}\ndata: ${token(' three').slice(40)}\n\n`), ...perEvent([token(' four'), finish, '[DONE]'])],

@@ -34,6 +34,40 @@ describe("an upstream's events as undici's raw handler hands them over", () => {
     expect(await events.next()).toEqual({ value: undefined, done: true });
   });
 
+  it('tells a polling reader once, on a tick of its own, when reads bring events, the end or a break', async () => {
+    const events = new UpstreamEvents(controller(), 'up', done);
+    let told = 0;
+    const ready = () => told++;
+    const tick = () => new Promise((resolve) => process.nextTick(resolve));
+    expect(events.poll(ready)).toBe('waiting');
+    // Two reads in one turn (one network read's chunks): one call, after both.
+    events.push(frames('1'));
+    events.push(frames('2', '3'));
+    expect(told).toBe(0);
+    await tick();
+    expect(told).toBe(1);
+    expect(events.poll(ready)).toBe('queued');
+    expect(queued(events)).toEqual(['1', '2', '3']);
+    // A piece that completes no event tells nothing.
+    expect(events.poll(ready)).toBe('waiting');
+    events.push(Buffer.from('data: [DO'));
+    await tick();
+    expect(told).toBe(1);
+    events.push(Buffer.from('NE]\n\n'));
+    events.end();
+    await tick();
+    expect(told).toBe(2);
+    expect(queued(events)).toEqual(['[DONE]']);
+    expect(events.poll(ready)).toBe('ended');
+
+    const broken = new UpstreamEvents(controller(), 'up', done);
+    expect(broken.poll(ready)).toBe('waiting');
+    broken.fail(new ProviderFailure('broken', 'up: cut'));
+    await tick();
+    expect(told).toBe(3);
+    expect(() => broken.poll(ready)).toThrow('up: cut');
+  });
+
   it('gives the parse of the events it judged for first_event_timeout_ms once, to the relay, which parses them no more', async () => {
     const events = new UpstreamEvents(controller(), 'up', done, Infinity, 60_000);
     const role = '{"choices":[{"delta":{"role":"assistant"}}]}';

@@ -20,6 +20,7 @@ export class OriginPools extends Dispatcher implements SendsAgain {
   private readonly sockets = new Map<Pool, SocketsMade>();
   /** Pools replaced by a shorter-lived one (open()), and connections made for a request sent again (sendFresh()), closing once their requests end: destroyed with the others at a stop. */
   private readonly retiring = new Set<Pool | Client>();
+  readonly spare: OnceMoreIfStale[] = [];
   /** Why requests are failed from now on: the gateway is stopping (destroyed), or it was closed. */
   private refusal: Error | undefined;
 
@@ -33,7 +34,7 @@ export class OriginPools extends Dispatcher implements SendsAgain {
     const pool = this.pools.get(origin) ?? this.open(origin, this.options.keepAliveTimeout ?? 4_000);
     // A handler of undici's older interface (request(), speech's) goes as it is: never sent again.
     if (typeof handler.onRequestStart !== 'function') return pool.dispatch(opts, handler);
-    return pool.dispatch(opts, new OnceMoreIfStale(handler, this, this.sockets.get(pool)!, origin, opts));
+    return pool.dispatch(opts, OnceMoreIfStale.of(this.spare, handler, this, this.sockets.get(pool)!, origin, opts));
   }
 
   staleLoss(sockets: SocketsMade, err: Error): boolean {

@@ -42,6 +42,8 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   private ended = false;
   private sawEnd = false;
   private failure: ProviderFailure | undefined;
+  /** The reader polling (poll()), called on a tick of its own once there is something to tell it. */
+  private ready: (() => void) | undefined;
   /** The reader waiting in next(), settled as soon as there is something to tell it. */
   private waiter: { resolve: (r: IteratorResult<string>) => void; reject: (err: unknown) => void } | undefined;
   private paused = false;
@@ -204,6 +206,19 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   }
 
   /**
+   * next() without a promise a read: 'queued' when events are here (eachQueued takes them), 'ended', or
+   * 'waiting': `ready` is then called once, on a tick of its own (the events of one network read
+   * together), when that changes. Throws where the stream broke.
+   */
+  poll(ready: () => void): 'queued' | 'ended' | 'waiting' {
+    if (this.head < this.tail) return 'queued';
+    if (this.failure) throw this.failure;
+    if (this.ended) return 'ended';
+    this.ready = ready;
+    return 'waiting';
+  }
+
+  /**
    * Gives the payloads already here to `relayed`, in order, without waiting; true when it says the stream is
    * over (those after it are dropped).
    */
@@ -225,6 +240,7 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
     this.ended = true;
     this.queue = [];
     this.head = this.tail = 0;
+    this.wakeUp();
     return Promise.resolve({ value: undefined, done: true });
   }
 
@@ -262,6 +278,11 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
 
   /** Settles a waiting next() as it would now answer (one promise per wait, not a wait and a second next()). */
   private wakeUp(): void {
+    const ready = this.ready;
+    if (ready && (this.head < this.tail || this.ended)) {
+      this.ready = undefined;
+      process.nextTick(ready);
+    }
     const waiter = this.waiter;
     if (!waiter) return;
     if (this.head < this.tail) {

@@ -11,6 +11,8 @@ import { Outgoing } from './outgoing.js';
 import { answers } from '../providers/first-answer.js';
 import { TAKEN, UpstreamEvents } from '../providers/upstream-events.js';
 import { PlainFrames } from './plain-frames.js';
+import { frameJsonTo } from './json-frame.js';
+import { pumpEvents } from './event-pump.js';
 import { serviceReasoning } from './answer-shape.js';
 import { genId } from '../resources/chat.js';
 
@@ -102,6 +104,7 @@ export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: 
  * is not a JSON object (its parse or use threw).
  */
 export async function pump(res: Ctx['res'], closed: () => boolean, it: AsyncIterator<string>, c: Candidate, take: () => Buffer | undefined, relayed: (data: string) => boolean): Promise<string | undefined> {
+  if (it instanceof UpstreamEvents) return pumpEvents(res, closed, it, c.slug, take, relayed);
   const queued = (it as Partial<QueuedEvents>).eachQueued?.bind(it);
   try {
     for (;;) {
@@ -129,6 +132,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   // The stream judged its first events for first_event_timeout_ms: their parse, taken, not made again.
   const parsedOf = (it as Partial<QueuedEvents>).takeParsed?.bind(it);
   const held: Body[] = [];
+  const heldTexts: string[] = [];
   // The caller's id for every chunk: an upstream may give all its answers one id (docs/gateway.md).
   const id = (ctx.generation = genId());
   ctx.servedBy = servedBy(c);
@@ -157,6 +161,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     if (chunk.error) return { failed: new ProviderFailure('broken', `${c.slug}: error before the first token: ${JSON.stringify(chunk.error).slice(0, 200)}`) };
     plainFrames ??= new PlainFrames(chunk, c, id);
     held.push(chunk);
+    heldTexts.push(next.value);
     // One rule for both: the chunk that stops first_event_timeout_ms's timer opens the caller's stream.
     if (answers(chunk)) break;
   }
@@ -178,7 +183,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   let ended = false;
   opts.charge?.onHangUp(() => (ended ? 0 : owedOnHangUp(c, tokens, opts.promptTokens, () => (usage ? cost : undefined))));
   /** Adds a parsed chunk's frame, relabelled; its usage priced, its end kept. */
-  const frame = (chunk: Body): void => {
+  const frame = (chunk: Body, data: string): void => {
     last = chunk;
     if (chunk.model !== undefined) chunk.model = c.model.id;
     chunk.id = id;
@@ -197,12 +202,12 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     if (first && opts.metadata) Object.assign(chunk, opts.metadata());
     first = false;
     out.add('data: ');
-    out.add(JSON.stringify(chunk));
+    frameJsonTo(chunk, data, out.add);
     out.add('\n\n');
   };
   const out = new Outgoing(': ROUTER PROCESSING\n\n', tokens);
   const upstreamId = held[0]!.id;
-  for (const chunk of held) frame(chunk);
+  held.forEach((chunk, i) => frame(chunk, heldTexts[i]!));
   let broken: string | undefined;
   /** A plain chunk was framed (PlainFrames): its content's tokens and text counted. */
   const framedPlain = (): true => {
@@ -223,7 +228,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
       broken = (opts.hide ?? String)(JSON.stringify(chunk.error)).slice(0, 200);
       return true;
     }
-    frame(chunk);
+    frame(chunk, data);
     return false;
   };
   // Plain chunks framed from the bytes they came in, not decoded to text first (the rest as above).
