@@ -24,7 +24,7 @@ export interface ProviderModel {
 
 /**
  * How an adapter hears that its caller went: the members of an AbortSignal it uses. The gateway's
- * own (routing/relay.ts, callerGone) costs an object and an array per request, not an AbortSignal.
+ * own (routing/caller-gone.ts) costs an object and an array per request, not an AbortSignal.
  */
 export interface StopSignal {
   readonly aborted: boolean;

@@ -7,7 +7,7 @@ import { candidatesFor, type Candidate, type Catalog } from './candidates.js';
 import { allFailed, metadataFor, noEndpoints, passOver, type Attempt } from './metadata.js';
 import { upstreamBody } from './upstream-body.js';
 import { metadataHeaders } from './routed.js';
-import { callerGone } from './relay.js';
+import { callerGone } from './caller-gone.js';
 import { keepUpstreamAnswer, servedBy, type Asked } from './kept.js';
 import { chargeUpToBalance } from './gateway-credits.js';
 import { genId } from '../resources/chat.js';
