@@ -5,12 +5,13 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { sayWhySkipped } from '../support/skip-reason.js';
 import { HAS_TMUX, Terminal } from '../support/tmux.js';
 import { waitBound } from '../support/until.js';
 
 // Completions pressed with Tab in the real shells (bash, zsh, fish from Debian's packages).
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
-const has = (shell: string) => HAS_TMUX && spawnSync(shell, ['-c', 'exit 0']).status === 0;
+const has = (shell: string) => HAS_TMUX && !sayWhySkipped(spawnSync(shell, ['-c', 'exit 0']).status !== 0, `${shell} is not installed: its completion tests skip (bash scripts/test-tools.sh installs it)`);
 
 let t: TestEnv;
 let env: Record<string, string>;

@@ -230,7 +230,7 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
     });
   });
 
-  describe.runIf(flavor === 'spec')('router batch list', () => {
+  if (flavor === 'spec') describe('router batch list', () => {
     it('pages newest first, follows --all, filters by status and time, and refuses bad filters', async () => {
       // spec: batch.list.order, batch.list.limit, batch.list.after, batch.list.status, batch.list.created-digits, gen.workspace-scope
       const ws = await t.admin('workspaces', { credits: 10 });
@@ -385,7 +385,7 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
 
   });
 
-  describe.runIf(flavor === 'deployed')('the service as deployed', () => {
+  if (flavor === 'deployed') describe('the service as deployed', () => {
     it('keeps batches under /beta/batches with no listing: found once, remembered, and batch list shows the local index', async () => {
       const raw = (path: string) => fetch(`${t.apiRoot}${path}`, { headers: { authorization: `Bearer ${t.apiKey}` } });
       expect((await raw('/beta/batches')).status).toBe(405);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/main.js';
 import { commandTree } from '../../src/cli/commands/completion/tree.js';
 import { runInProcess } from '../support/inprocess.js';
+import { sayWhySkipped } from '../support/skip-reason.js';
 
 // After every flag with a known set of values (and before every argument with one), each shell
 // offers exactly those values, never file names: the real bash, zsh and fish run the generated scripts.
@@ -15,7 +16,7 @@ interface Case {
 }
 let dir: string;
 let cases: Case[];
-const has = (shell: string) => spawnSync(shell, ['-c', 'exit 0']).status === 0;
+const has = (shell: string) => !sayWhySkipped(spawnSync(shell, ['-c', 'exit 0']).status !== 0, `${shell} is not installed: its completion tests skip (bash scripts/test-tools.sh installs it)`);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'completion-choices-'));

@@ -1,16 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { parseProviders } from '../../src/emulator/providers/config.js';
+import type { Emulator } from '../../src/emulator/server.js';
+import { startGatewayChain, type GatewayChain } from '../support/gateway-chain.js';
 import { deadPort, failing, localUpstream, stall, testGateway, type LocalUpstream } from '../support/upstreams.js';
 
 // Responses and speech fall back at run time as chat does: past a dead, a slow, a 5xx and a provider that
 // breaks before its first output (or byte of audio), to another `router serve` spoken to only as an
 // OpenAI-compatible upstream, and on to the fake models when the request's `models` names one; each
 // attempt told by the routing metadata (speech's in response headers), only the one that answered charged.
-let dir: string;
+let chain: GatewayChain;
 let upstream: Emulator;
 let gateway: Emulator;
 let key: string;
@@ -20,8 +17,6 @@ const input = 'the tide comes in, the tide goes out';
 const FAILING = ['dead', 'slow', 'five', 'early'];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-gateway-fallback-routes-'));
-  upstream = await startEmulator({ stateDir: join(dir, 'upstream'), port: 0 });
   const five = await failing(503);
   const slow = await stall();
   // Breaks before anything of an answer: a Responses stream after `response.created`, speech after its head.
@@ -37,37 +32,32 @@ beforeAll(async () => {
   });
   locals = [five, slow, early];
   const both = 'models: { test/resp: local/echo }, speech_models: { test/tts: local/tts }';
-  const yaml = `
+  const dead = await deadPort();
+  const yaml = (upstreamRoot: string) => `
 providers:
-  - { name: dead, responses: true, base_url: "http://127.0.0.1:${await deadPort()}/v1", ${both} }
+  - { name: dead, responses: true, base_url: "http://127.0.0.1:${dead}/v1", ${both} }
   - { name: slow, responses: true, base_url: "${slow.baseUrl}", timeout_ms: 300, ${both} }
   - { name: five, responses: true, base_url: "${five.baseUrl}", ${both} }
   - { name: early, responses: true, base_url: "${early.baseUrl}", ${both} }
   - name: up
     responses: true
-    base_url: ${upstream.apiRoot}/v1
+    base_url: ${upstreamRoot}/v1
     api_key_env: UP_KEY
     models: { test/resp: local/echo }
     speech_models: { test/tts: local/tts }
     prices: { test/resp: { prompt: 0.001, completion: 0.002 }, test/tts: { prompt: 0.001 } }
 `;
-  const config = parseProviders(yaml, { UP_KEY: upstream.store.firstKeys().managementKey });
-  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
-  key = gateway.store.firstKeys().managementKey;
+  chain = await startGatewayChain('gateway-fallback-routes', yaml, { keys: 'managementKey', locals });
+  ({ upstream, gateway, key } = chain);
 });
 
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-  for (const l of locals ?? []) await l.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => chain?.close());
 
 const optIn = { 'x-router-metadata': 'enabled' };
 const call = (e: Emulator, path: string, body: unknown, k = key, headers: Record<string, string> = optIn) =>
   fetch(`${e.apiRoot}/v1/${path}`, { method: 'POST', headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 const balance = () => gateway.store.balance(gateway.store.findKey(key)!.workspace);
-const upKey = () => upstream.store.firstKeys().managementKey;
+const upKey = () => chain.upKey;
 /** Each event of a Responses stream: its data. */
 const events = (sse: string) =>
   sse

@@ -1,45 +1,32 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { parseProviders } from '../../src/emulator/providers/config.js';
+import { startGatewayChain, type GatewayChain } from '../support/gateway-chain.js';
 import type { ChatResult, ChatStreamChunk } from '@openrouter/sdk/models';
 
 // The official @openrouter/sdk (strict zod parsing of every answer) against `router serve --flavor
 // deployed` that is also a gateway: its models, their answers, generations and credits.
-let dir: string;
-let upstream: Emulator;
-let gateway: Emulator;
+let chain: GatewayChain;
 type Sdk = InstanceType<(typeof import('@openrouter/sdk'))['OpenRouter']>;
 let sdk: Sdk;
 let managed: Sdk;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-gateway-orsdk-'));
-  upstream = await startEmulator({ stateDir: join(dir, 'upstream'), port: 0 });
-  const yaml = `
+  const yaml = (upstreamRoot: string) => `
 providers:
   - name: up
-    base_url: ${upstream.apiRoot}/v1
+    base_url: ${upstreamRoot}/v1
     api_key_env: UP_KEY
     models: { test/echo: local/echo }
     embedding_models: { test/embed: local/embed }
     prices: { test/echo: { prompt: 0.001, completion: 0.002 }, test/embed: { prompt: 0.0001 } }
 `;
-  const config = parseProviders(yaml, { UP_KEY: upstream.store.firstKeys().apiKey });
-  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, flavor: 'deployed', gateway: { config } });
+  chain = await startGatewayChain('gateway-orsdk', yaml, { gateway: { flavor: 'deployed' } });
   const { OpenRouter } = await import('@openrouter/sdk');
-  const keys = gateway.store.firstKeys();
-  sdk = new OpenRouter({ apiKey: keys.apiKey, serverURL: `${gateway.apiRoot}/v1` });
-  managed = new OpenRouter({ apiKey: keys.managementKey, serverURL: `${gateway.apiRoot}/v1` });
+  const keys = chain.gateway.store.firstKeys();
+  sdk = new OpenRouter({ apiKey: keys.apiKey, serverURL: `${chain.gateway.apiRoot}/v1` });
+  managed = new OpenRouter({ apiKey: keys.managementKey, serverURL: `${chain.gateway.apiRoot}/v1` });
 });
 
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => chain?.close());
 
 describe('@openrouter/sdk against a deployed-flavour gateway', () => {
   it('lists the upstream models beside the fake ones, each parsed', async () => {

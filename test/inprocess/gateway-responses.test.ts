@@ -1,14 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { startGatewayChain, type GatewayChain } from '../support/gateway-chain.js';
 import { parseProviders, ProvidersFileError } from '../../src/emulator/providers/config.js';
 import { checkDriftAll } from '../../src/emulator/providers/drift.js';
 import { deadPort, failing, localUpstream, type LocalUpstream, withoutGatewayIds } from '../support/upstreams.js';
 
 // `POST /v1/responses` through upstreams that have it (`responses: true`): another emulator spoken to
 // only over HTTP, and small servers that refuse, fail and break their streams.
+let chain: GatewayChain;
 let dir: string;
 let upstream: Emulator;
 let gateway: Emulator;
@@ -27,36 +27,29 @@ const breakingResponses = (deltas: number) =>
   });
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-gateway-responses-'));
-  upstream = await startEmulator({ stateDir: join(dir, 'upstream'), port: 0 });
   const five = await failing(503);
   const early = await breakingResponses(0);
   const late = await breakingResponses(2);
   locals = [five, early, late];
-  const yaml = `
+  const dead = await deadPort();
+  const yaml = (upstreamRoot: string) => `
 providers:
-  - { name: dead, responses: true, base_url: "http://127.0.0.1:${await deadPort()}/v1", models: { test/resp: local/echo } }
+  - { name: dead, responses: true, base_url: "http://127.0.0.1:${dead}/v1", models: { test/resp: local/echo } }
   - { name: five, responses: true, base_url: "${five.baseUrl}", models: { test/resp: local/echo } }
   - { name: early-break, responses: true, base_url: "${early.baseUrl}", models: { test/resp: local/echo } }
   - name: up
     responses: true
-    base_url: ${upstream.apiRoot}/v1
+    base_url: ${upstreamRoot}/v1
     api_key_env: UP_KEY
     models: { test/resp: local/echo, test/chat-only: local/echo }
     prices: { test/resp: { prompt: 0.001, completion: 0.002 } }
   - { name: late-break, responses: true, base_url: "${late.baseUrl}", models: { test/late: m } }
 `;
-  const config = parseProviders(yaml, { UP_KEY: upstream.store.firstKeys().apiKey });
-  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
-  key = gateway.store.firstKeys().apiKey;
+  chain = await startGatewayChain('gateway-responses', yaml, { locals });
+  ({ dir, upstream, gateway, key } = chain);
 });
 
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-  for (const l of locals ?? []) await l.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => chain?.close());
 
 async function post(e: Emulator, body: unknown, k = key) {
   const res = await fetch(`${e.apiRoot}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -70,7 +63,7 @@ const events = (sse: string) =>
     .filter((e) => e.includes('data: '))
     .map((e) => ({ name: /^event: (.*)$/m.exec(e)?.[1], data: JSON.parse(/^data: (.*)$/m.exec(e)![1]!) as any }));
 const balance = () => gateway.store.balance(gateway.store.findKey(key)!.workspace);
-const direct = () => post(upstream, { model: 'local/echo', input: 'tell me about tides' }, upstream.store.firstKeys().apiKey);
+const direct = () => post(upstream, { model: 'local/echo', input: 'tell me about tides' }, chain.upKey);
 
 describe('Responses through providers', () => {
   it('answers whole from the upstream under the gateway model id, priced and charged', async () => {
@@ -136,7 +129,7 @@ describe('Responses through providers', () => {
 
   it('records a Responses exchange and replays it byte for byte with the upstream gone', async () => {
     const cassettes = join(dir, 'cassettes');
-    const only = (baseUrl: string) => parseProviders(`providers:\n  - { name: up, responses: true, base_url: "${baseUrl}", api_key_env: UP_KEY, models: { test/resp: local/echo } }\n`, { UP_KEY: upstream.store.firstKeys().apiKey });
+    const only = (baseUrl: string) => parseProviders(`providers:\n  - { name: up, responses: true, base_url: "${baseUrl}", api_key_env: UP_KEY, models: { test/resp: local/echo } }\n`, { UP_KEY: chain.upKey });
     const recorder = await startEmulator({ stateDir: join(dir, 'rec'), port: 0, gateway: { config: only(`${upstream.apiRoot}/v1`), cassettes: { dir: cassettes, mode: 'record' } } });
     const ask = (e: Emulator, stream: boolean) => post(e, { model: 'test/resp', input: 'record me', stream }, e.store.firstKeys().apiKey);
     let recorded: Awaited<ReturnType<typeof post>>[];

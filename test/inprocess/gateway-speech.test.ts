@@ -1,8 +1,8 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { startGatewayChain, type GatewayChain } from '../support/gateway-chain.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import type { Cassette } from '../../src/emulator/providers/cassette.js';
 import { checkDriftAll } from '../../src/emulator/providers/drift.js';
@@ -10,6 +10,7 @@ import { deadPort, failing, localUpstream, type LocalUpstream } from '../support
 
 // `POST /v1/audio/speech` for models a providers file lists under speech_models: the audio relayed
 // from another emulator (spoken to only over HTTP), with fallback past a refused and a 503 provider.
+let chain: GatewayChain;
 let dir: string;
 let upstream: Emulator;
 let gateway: Emulator;
@@ -17,8 +18,6 @@ let key: string;
 let locals: LocalUpstream[];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-gateway-speech-'));
-  upstream = await startEmulator({ stateDir: join(dir, 'upstream'), port: 0 });
   const five = await failing(503);
   // Sends some audio, then drops the connection.
   const cut = await localUpstream((_req, res) => {
@@ -27,28 +26,23 @@ beforeAll(async () => {
     setTimeout(() => res.destroy(), 20);
   });
   locals = [five, cut];
-  const yaml = `
+  const dead = await deadPort();
+  const yaml = (upstreamRoot: string) => `
 providers:
-  - { name: dead, base_url: "http://127.0.0.1:${await deadPort()}/v1", speech_models: { test/tts: local/tts } }
+  - { name: dead, base_url: "http://127.0.0.1:${dead}/v1", speech_models: { test/tts: local/tts } }
   - { name: five, base_url: "${five.baseUrl}", speech_models: { test/tts: local/tts } }
   - name: up
-    base_url: ${upstream.apiRoot}/v1
+    base_url: ${upstreamRoot}/v1
     api_key_env: UP_KEY
     speech_models: { test/tts: local/tts }
     prices: { test/tts: { prompt: 0.001 } }
   - { name: cut, base_url: "${cut.baseUrl}", speech_models: { test/cut: x } }
 `;
-  const config = parseProviders(yaml, { UP_KEY: upstream.store.firstKeys().managementKey });
-  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
-  key = gateway.store.firstKeys().managementKey;
+  chain = await startGatewayChain('gateway-speech', yaml, { keys: 'managementKey', locals });
+  ({ dir, upstream, gateway, key } = chain);
 });
 
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-  for (const l of locals ?? []) await l.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => chain?.close());
 
 const speak = (e: Emulator, body: unknown, k = key) => fetch(`${e.apiRoot}/v1/audio/speech`, { method: 'POST', headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const balance = () => gateway.store.balance(gateway.store.findKey(key)!.workspace);
@@ -56,7 +50,7 @@ const input = 'the tide comes in, the tide goes out';
 
 describe('speech through providers', () => {
   it("relays the upstream's audio byte for byte past a refused and a 503 provider, charged per character", async () => {
-    const direct = await speak(upstream, { model: 'local/tts', input, voice: 'alloy' }, upstream.store.firstKeys().managementKey);
+    const direct = await speak(upstream, { model: 'local/tts', input, voice: 'alloy' }, chain.upKey);
     const expected = Buffer.from(await direct.arrayBuffer());
     const fiveAsked = locals[0]!.seen.length;
     const before = balance();
@@ -118,7 +112,7 @@ describe('speech through providers', () => {
 
   it('records speech (audio in base64, a refusal as JSON, a cut) and replays it byte for byte with the upstream gone', async () => {
     const cassettes = join(dir, 'speech-cassettes');
-    const yaml = (up: string, cut: string) => parseProviders(`providers:\n  - { name: up, base_url: "${up}", api_key_env: UP_KEY, speech_models: { test/tts: local/tts }, prices: { test/tts: { prompt: 0.001 } } }\n  - { name: cut, base_url: "${cut}", speech_models: { test/cut: x } }\n`, { UP_KEY: upstream.store.firstKeys().managementKey });
+    const yaml = (up: string, cut: string) => parseProviders(`providers:\n  - { name: up, base_url: "${up}", api_key_env: UP_KEY, speech_models: { test/tts: local/tts }, prices: { test/tts: { prompt: 0.001 } } }\n  - { name: cut, base_url: "${cut}", speech_models: { test/cut: x } }\n`, { UP_KEY: chain.upKey });
     const asks = [
       { model: 'test/tts', input, voice: 'alloy' },
       { model: 'test/tts', input, voice: 'no-such-voice' },

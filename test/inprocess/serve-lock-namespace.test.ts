@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { sayWhySkipped } from '../support/skip-reason.js';
 
 // A pid is known only in its process namespace: two containers on one state volume with the same
 // host name (`--network host`, or a `hostname:` set alike), or a serve on the machine and one in such
@@ -14,7 +15,7 @@ import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 // holds while its serve keeps refreshing it, and is taken over once it is left stale (a restarted
 // container's serve, its old one killed).
 const root = spawnSync('id', ['-u'], { encoding: 'utf8' }).stdout.trim() === '0';
-const unshare = root && spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0;
+const unshare = !sayWhySkipped(!root || spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status !== 0, 'no pid namespace can be made here (unshare --pid needs root): the tests of a serve in another namespace skip');
 const bin = resolve('bin/router.cjs');
 
 /**

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { sayWhySkipped } from './skip-reason.js';
 
 // A real full file system: a small tmpfs, filled up. Mounting one needs root (CI has it); elsewhere
 // the tests that need it skip, and /dev/full (test/e2e/trust.test.ts) still covers stdout.
@@ -14,7 +15,7 @@ function canMount(): boolean {
   return ok;
 }
 
-export const mounted = canMount();
+export const mounted = !sayWhySkipped(!canMount(), 'a tmpfs cannot be mounted here (it needs root): the tests on a full disk skip');
 
 /**
  * Registers the hooks of a file whose tests write to a full disk: a 256 KiB tmpfs at `disk`,

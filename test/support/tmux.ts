@@ -3,10 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sayWhySkipped } from './skip-reason.js';
 import { waitBound } from './until.js';
 
 /** tmux on this machine (installed by scripts/test-tools.sh); tests that need a terminal skip without it. */
-export const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
+export const HAS_TMUX = !sayWhySkipped(spawnSync('tmux', ['-V']).status !== 0, 'tmux is not installed: the tests on a terminal skip (bash scripts/test-tools.sh installs it)');
 
 /** A key tmux knows by name (Enter, C-c, Up, BSpace): passed as one word on a command line. */
 const KEY_NAME = /^[A-Za-z0-9-]+$/;

@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { FileLockTimeout, withFileLockAsync } from '../../src/internal/file-lock.js';
+import { until } from '../support/until.js';
 
 const LOCK = JSON.stringify(join(import.meta.dirname, '../../src/internal/file-lock.ts'));
 const dir = mkdtempSync(join(tmpdir(), 'router-lock-again-'));
@@ -19,13 +20,22 @@ function child(code: string) {
 
 it('a writer that keeps taking the lock again (short changes) is waited out: the other is not timed out', async () => {
   const file = join(dir, 'busy');
-  // 40 changes of 25 ms each, the lock taken again at once after each (what one writer adding entries does): the
-  // lock is never held long, but it is held, by one holding after another, for well over the waiter's 250 ms.
+  const stop = join(dir, 'busy-stop');
+  // Changes of 25 ms each, the lock taken again at once after each (what one writer adding entries does), until the
+  // test says stop: the lock is never held long, but it is held, by one holding after another, past the waiter's bound.
   const writer = child(`const pause = new Int32Array(new SharedArrayBuffer(4));
-    for (let k = 0; k < 40; k++) withFileLock(${JSON.stringify(file)}, () => { if (k === 0) console.log('holding'); Atomics.wait(pause, 0, 0, 25); });`);
+    for (let k = 0; !require('node:fs').existsSync(${JSON.stringify(stop)}); k++) withFileLock(${JSON.stringify(file)}, () => { if (k === 0) console.log('holding'); Atomics.wait(pause, 0, 0, 25); });`);
   await writer.said;
-  // Before: FileLockTimeout "has held its lock for 0.25 s" once 250 ms had passed since the first look.
-  await expect(withFileLockAsync(file, () => 'mine', 250)).resolves.toBe('mine');
+  // The bound a waiter gives one holding: 2 s, as one of 25 ms took past 250 ms (the bound here before) at load 30-49
+  // on two cores. The writer stops once the waiter has waited twice that: by then the old waiter had timed out.
+  // Before: FileLockTimeout "has held its lock for ..." once the bound had passed since the first look.
+  const WAIT_MS = 2000;
+  const since = Date.now();
+  let settled = false;
+  const got = withFileLockAsync(file, () => 'mine', WAIT_MS).finally(() => (settled = true));
+  await until(() => settled || Date.now() - since > 2 * WAIT_MS);
+  writeFileSync(stop, '');
+  await expect(got).resolves.toBe('mine');
   expect(await writer.exit).toBe(0);
 });
 
