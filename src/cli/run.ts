@@ -7,7 +7,7 @@ import type { Settings, Source } from '../config/settings.js';
 import { CliError, EXIT, usage } from './exit-codes.js';
 import { utf8Text } from './io/utf8.js';
 import { rootKey } from '../internal/api-root.js';
-import { dieOfSigintAtExit, stopOnSigint, stopOnSigterm, terminated } from './signals.js';
+import { dieOfSigintAtExit, signalExitCode, stopOnSigint, stopOnSigterm, terminated } from './signals.js';
 import { overriddenInUse, readsDefaultModel } from './flags/overridden-in-use.js';
 
 /** What a run of `router` gets from outside: streams, environment, arguments; tests pass their own. */
@@ -88,8 +88,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     const io = new IO(flags, runtime.streams);
     const controller = new AbortController();
     io.interrupt = controller.signal;
-    const offSigint = runtime.interrupts ? stopOnSigint(() => controller.abort(interrupted())) : undefined;
-    const offSigterm = runtime.interrupts ? stopOnSigterm(() => controller.abort(terminated())) : undefined;
+    const [offSigint, offSigterm] = runtime.interrupts ? [stopOnSigint(() => controller.abort(interrupted())), stopOnSigterm(() => controller.abort(terminated()))] : [];
     let resolved: Promise<Settings> | undefined;
     let commandModel: { model: string; from: Source } | undefined;
     const settings = async (): Promise<Settings> => {
@@ -170,6 +169,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       await fn(ctx, ...args);
       await io.flushJq();
       for (const text of closing.splice(0)) io.note(text);
+      runtime.exitCode = signalExitCode(controller.signal) ?? runtime.exitCode;
     } catch (err) {
       // Its answer lost, cut or timed out after it was sent, or Ctrl-C while it ran: the service may have charged a call no ledger line has.
       hold?.failed(err, controller.signal.aborted);

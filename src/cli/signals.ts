@@ -1,5 +1,5 @@
 /** SIGTERM and SIGHUP: who ends the run on them (the last resort's exit, a running command's stop, serve's own). */
-import { EXIT } from './exit-codes.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
 
 /** The signal listeners of a command that handles the signal itself (serve's stop): the run is not ended for it. */
 const taken = new WeakSet<object>();
@@ -38,8 +38,32 @@ export function stopOnSigint(stop: () => void): () => void {
     dieOfSigintAtExit();
     stop();
   };
+  running++;
   process.on('SIGINT', handler);
-  return () => process.removeListener('SIGINT', handler);
+  // Never removed: with no listener left node closes its watcher, and a Ctrl-C it had caught but not yet
+  // handed to a listener (while the command kept its turn, a sync wait) was dropped: the run exited 0.
+  if (!process.listeners('SIGINT').includes(afterCommand)) process.on('SIGINT', afterCommand);
+  return () => {
+    running--;
+    process.removeListener('SIGINT', handler);
+  };
+}
+let running = 0;
+
+/** A Ctrl-C once no command runs (the process finishing): it ends there, dying of the signal, as with no listener. */
+function afterCommand(): void {
+  if (running > 0) return;
+  dieOfSigintAtExit();
+  process.exit(EXIT.INTERRUPTED);
+}
+
+/**
+ * The exit code of a command that ended on its own although a signal stopped it (Ctrl-C once its answer
+ * was in, while it kept it): that of the signal, so that a shell loop ends on it. undefined when none came.
+ */
+export function signalExitCode(stopped: AbortSignal): ExitCode | undefined {
+  if (!stopped.aborted) return undefined;
+  return (stopped.reason as { exitCode?: ExitCode }).exitCode ?? EXIT.INTERRUPTED;
 }
 
 /**

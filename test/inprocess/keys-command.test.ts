@@ -53,8 +53,9 @@ describe('router keys list and get', () => {
     const line = r.stdout.split('\n').find((l) => l.startsWith(made.hash))!;
     const cols = line.split('\t');
     expect(cols).toHaveLength(10);
-    expect(cols.slice(0, 8)).toEqual([made.hash, 'listed', `${made.key.slice(0, 12)}...${made.key.slice(-4)}`, 'enabled', '2.5', '2.5', '-', '0']);
-    expect(cols[8]).toBe('-');
+    expect(cols.slice(0, 8)).toEqual([made.hash, 'listed', `${made.key.slice(0, 12)}...${made.key.slice(-4)}`, 'enabled', '2.5', '2.5', '', '0']);
+    // No reset, no expiry: empty piped, as in every tab-separated listing (docs/scripting.md).
+    expect(cols[8]).toBe('');
     expect(cols[9]).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect((await keys(['list', '--help'])).stdout.replace(/\s+/g, ' ')).toContain('hash, name, label, state (enabled or disabled), limit, limit remaining, limit reset, usage (USD), expires, created');
     for (const args of [['list'], ['list', '--json'], ['get', made.hash], ['get', made.hash, '--json']]) expect((await keys(args)).stdout).not.toContain(made.key);

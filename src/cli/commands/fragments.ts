@@ -20,7 +20,7 @@ const list = defineCommand({
     let any = false;
     for (const f of all) {
       any = true;
-      if (!io.out(`${[f.hash, f.aliases.join(',') || '-', f.created_at, f.source, f.preview].map((x) => visible(x)).join('\t')}\n`)) await io.drain();
+      if (!io.out(`${[f.hash, f.aliases.join(',') || (io.stdoutTTY ? '-' : ''), f.created_at, f.source, f.preview].map((x) => visible(x)).join('\t')}\n`)) await io.drain();
     }
     if (!any) io.info('no fragments yet: router chat -f FILE|URL|- "prompt" keeps each one');
   },

@@ -19,15 +19,17 @@ function stateOf(job: JobRecord): string {
 /** A job's shards: a table under a two-line summary on a terminal; piped, one tab-separated line per shard. */
 export async function describeJob(job: JobRecord, io: IO): Promise<string> {
   const t = totals(job);
+  // What a shard has not yet: "-" on a terminal, empty piped (as in every tab-separated listing).
+  const none = io.stdoutTTY ? '-' : '';
   const rows = job.shards.map((s) => [
     String(s.index + 1) + (s.parent !== undefined ? ` (retry of ${s.parent + 1})` : ''),
     s.lines ? `${s.count} of ${s.first_line}-${s.last_line}` : `${s.first_line}-${s.last_line}`,
     String(s.count),
     String(s.bytes),
-    s.batch_id ?? (s.submitting || s.submitting_since !== undefined ? '(submitting)' : '-'),
-    s.status ?? '-',
-    s.request_counts ? `${s.request_counts.completed}/${s.request_counts.failed}/${s.request_counts.total}` : '-',
-    s.usage?.cost !== undefined ? s.usage.cost.toFixed(6) : '-',
+    s.batch_id ?? (s.submitting || s.submitting_since !== undefined ? '(submitting)' : none),
+    s.status ?? none,
+    s.request_counts ? `${s.request_counts.completed}/${s.request_counts.failed}/${s.request_counts.total}` : none,
+    s.usage?.cost !== undefined ? s.usage.cost.toFixed(6) : none,
   ]);
   if (!io.stdoutTTY) return rows.map((r) => r.join('\t')).join('\n') + '\n';
   const { table } = await import('../../io/table.js');

@@ -13,7 +13,7 @@ const list = defineCommand({
   jsonFields: KEY,
   summary: 'list the API keys of the workspace (enabled ones unless --include-disabled)',
   flags: LIST_FLAGS,
-  notes: `Piped, one tab-separated line per key: ${KEY_COLUMNS} ("-" where there is none). The key itself is never listed: the label is it masked, the hash names it.\n${MANAGEMENT_NOTE}`,
+  notes: `Piped, one tab-separated line per key: ${KEY_COLUMNS} (empty where there is none; "-" on a terminal). The key itself is never listed: the label is it masked, the hash names it.\n${MANAGEMENT_NOTE}`,
   examples: ['router keys list', 'router keys list --include-disabled --json name,hash,disabled'],
   run: async (ctx) => (await import('./run.js')).runList(ctx),
 });

@@ -35,21 +35,23 @@ async function managed<T>(ctx: RunContext<unknown>, what: string, call: (client:
   }
 }
 
-const orDash = (v: unknown) => (v === null || v === undefined || v === '' ? '-' : typeof v === 'number' ? decimal(v) : visible(String(v)));
+/** A field: one there is none of is "-" on a terminal and empty piped, as in every tab-separated listing (a script tests for empty). */
+const field = (io: IO) => (v: unknown) => (v === null || v === undefined || v === '' ? (io.stdoutTTY ? '-' : '') : typeof v === 'number' ? decimal(v) : visible(String(v)));
 
 /** A key as one line of the listing (piped) or a row of the table: never the key itself, which the service never lists. */
-function row(k: ApiKey): string[] {
-  return [k.hash, visible(k.name), visible(k.label), k.disabled ? 'disabled' : 'enabled', orDash(k.limit), orDash(k.limit_remaining), orDash(k.limit_reset), orDash(k.usage), orDash(k.expires_at), orDash(k.created_at)];
+function row(io: IO, k: ApiKey): string[] {
+  const f = field(io);
+  return [k.hash, visible(k.name), visible(k.label), k.disabled ? 'disabled' : 'enabled', f(k.limit), f(k.limit_remaining), f(k.limit_reset), f(k.usage), f(k.expires_at), f(k.created_at)];
 }
 
 function printKeys(io: IO, keys: ApiKey[]): void {
   if (io.stdoutTTY && !keys.length) return io.info('no keys');
-  io.out(table(io, ['hash', 'name', 'label', 'state', 'limit', 'left', 'reset', 'usage', 'expires', 'created'], keys.map(row)));
+  io.out(table(io, ['hash', 'name', 'label', 'state', 'limit', 'left', 'reset', 'usage', 'expires', 'created'], keys.map((k) => row(io, k))));
 }
 
 /** One key: on a terminal, a description; piped, its line. */
 function printKey(io: IO, k: ApiKey): void {
-  if (!io.stdoutTTY) return void io.out(`${row(k).join('\t')}\n`);
+  if (!io.stdoutTTY) return void io.out(`${row(io, k).join('\t')}\n`);
   const rows: [string, string][] = [
     ['name', visible(k.name)],
     ['hash', k.hash],
@@ -138,7 +140,7 @@ export async function runCurrent(ctx: RunContext<{ management?: boolean; json?: 
   const kind = info.is_management_key ? 'management' : 'key';
   if (!io.stdoutTTY) {
     const cols = [info.label, kind, info.limit, info.limit_remaining, info.limit_reset, info.usage, info.usage_daily, info.usage_weekly, info.usage_monthly, info.expires_at];
-    return void io.out(`${cols.map(orDash).join('\t')}\n`);
+    return void io.out(`${cols.map(field(io)).join('\t')}\n`);
   }
   const rows: [string, string][] = [
     ['label', visible(info.label)],
