@@ -11,7 +11,7 @@ function controller() {
   const calls: string[] = [];
   return { calls, pause: () => calls.push('pause'), resume: () => calls.push('resume'), abort: () => calls.push('abort') } as unknown as ConstructorParameters<typeof UpstreamEvents>[0] & { calls: string[] };
 }
-const done = (data: string) => data === '[DONE]';
+const done = { ends: (data: string) => data === '[DONE]' };
 /** The payloads already queued, given at once (eachQueued). */
 const queued = (events: UpstreamEvents) => {
   const out: string[] = [];

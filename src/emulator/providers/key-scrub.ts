@@ -1,5 +1,3 @@
-import type { Dispatcher } from 'undici';
-
 /** What a provider key in an upstream's answer becomes (the refusals' and metadata's word for it too). */
 export const KEY_MASK = '[provider key]';
 const MASK = Buffer.from(KEY_MASK);
@@ -14,7 +12,7 @@ export class KeyScrub {
   private held: Buffer | undefined;
   /** Each byte value that some key holds: a read that ends in another (a line end, a `}`) ends no key's start. */
   constructor(
-    private readonly keys: readonly Buffer[],
+    protected readonly keys: readonly Buffer[],
     private readonly inKeys: Uint8Array = bytesOf(keys),
   ) {}
 
@@ -39,7 +37,7 @@ export class KeyScrub {
 }
 
 /** The byte values the keys hold, as a table by value. */
-function bytesOf(keys: readonly Buffer[]): Uint8Array {
+export function bytesOf(keys: readonly Buffer[]): Uint8Array {
   const table = new Uint8Array(256);
   for (const key of keys) for (const b of key) table[b] = 1;
   return table;
@@ -88,32 +86,4 @@ export function hiddenKey(key: string | undefined): key is string {
 /** The provider keys to hide, as bytes (hiddenKey), the longest first (a key that begins another, hidden first, would leave the other's rest shown). */
 export function keyBytes(keys: readonly (string | undefined)[]): Buffer[] {
   return [...new Set(keys.filter(hiddenKey))].sort((a, b) => b.length - a.length).map((k) => Buffer.from(k));
-}
-
-/**
- * `agent` with every answer's bytes scrubbed of `keys` (KeyScrub) before its handler sees them, so the
- * caller, the cassette, the kept content and the logs all get the answer without them. `agent` itself
- * when there is no key to hide.
- */
-export function scrubbingKeys(agent: Dispatcher, keys: readonly Buffer[]): Dispatcher {
-  if (!keys.length) return agent;
-  const inKeys = bytesOf(keys);
-  const dispatch = (opts: Dispatcher.DispatchOptions, h: Dispatcher.DispatchHandler) => {
-    const scrub = new KeyScrub(keys, inKeys);
-    return agent.dispatch(opts, {
-      onRequestStart: (c, context) => h.onRequestStart?.(c, context),
-      onResponseStart: (c, status, headers, message) => h.onResponseStart?.(c, status, headers, message),
-      onResponseData: (c, chunk) => {
-        const bytes = scrub.push(chunk);
-        if (bytes.length) h.onResponseData?.(c, bytes);
-      },
-      onResponseEnd: (c, trailers) => {
-        const rest = scrub.end();
-        if (rest) h.onResponseData?.(c, rest);
-        h.onResponseEnd?.(c, trailers);
-      },
-      onResponseError: (c, err) => h.onResponseError?.(c, err),
-    });
-  };
-  return { dispatch } as unknown as Dispatcher;
 }

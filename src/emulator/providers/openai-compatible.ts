@@ -3,14 +3,17 @@ import type { ProviderConfig } from './config.js';
 import { failureOf, publicHeaders, upstreamCall } from './upstream-call.js';
 import { answerText, DEFAULT_MAX_ANSWER_BYTES, headBytes, headText, keyHint, statusFailure } from './bounded.js';
 import { CODED_ERROR_BYTES } from './coded-refusal.js';
-import { ProviderFailure, passesOver, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
+import { ProviderFailure, passesOver, type AudioReply, type EndRule, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
 import { firstWords } from '../../internal/first-words.js';
 import { KEEP_ALIVE } from '../../internal/keep-alive.js';
 import { OriginPools } from './origin-pools.js';
-import { keyBytes, scrubbingKeys } from './key-scrub.js';
+import { bytesOf, keyBytes } from './key-scrub.js';
+import { AnswerRelay } from './answer-relay.js';
 
 /** A Responses stream has no [DONE]: it ends with its final event. */
-const endsResponse = (data: string) => data === '[DONE]' || /"type":\s*"(response\.(completed|incomplete|failed)|error)"/.test(data.slice(0, 80));
+const RESPONSE_END: EndRule = { ends: (data) => data === '[DONE]' || /"type":\s*"(response\.(completed|incomplete|failed)|error)"/.test(data.slice(0, 80)) };
+/** Any other stream ends at [DONE]. */
+const DONE_END: EndRule = { ends: (data) => data === '[DONE]' };
 
 /** What a JSON answer starts with (past any white space): an object, or a list. */
 const JSON_START = /^\s*[{[]/;
@@ -66,30 +69,6 @@ function valueStart(data: string, name: string): number {
 /** Whether a chat stream's last event ends it: the usage chunk (usage is always asked), or, one choice asked, its finish_reason. */
 const endsAnswer = (data: string, oneChoice: boolean) => valueStart(data, '"usage"') === 123 /* { */ || (oneChoice && valueStart(data, '"finish_reason"') === 34) /* " */;
 
-const DONE = Buffer.from('\n\ndata: [DONE]\n\n');
-
-/**
- * Some servers never send `data: [DONE]` (TGI before 2.2, llama-box, ik_llama.cpp). A stream of theirs
- * that closes cleanly after its last chunk (endsAnswer) is handed the [DONE] it left out just before
- * its end (a blank line first, to end an event left without one), so it is whole, not broken. Through
- * undici's handler, in the same turn as the end; only the end looks at the last event (`last`).
- */
-function doneAtEnd(agent: Dispatcher, last: () => string, oneChoice: boolean): Dispatcher {
-  const dispatch = (opts: Dispatcher.DispatchOptions, h: Dispatcher.DispatchHandler) =>
-    agent.dispatch(opts, {
-      onRequestStart: (c, context) => h.onRequestStart?.(c, context),
-      onResponseStart: (c, status, headers, message) => h.onResponseStart?.(c, status, headers, message),
-      onResponseData: (c, chunk) => h.onResponseData?.(c, chunk),
-      onResponseEnd: (c, trailers) => {
-        const data = last();
-        if (data && data !== '[DONE]' && endsAnswer(data, oneChoice)) h.onResponseData?.(c, DONE);
-        h.onResponseEnd?.(c, trailers);
-      },
-      onResponseError: (c, err) => h.onResponseError?.(c, err),
-    });
-  return { dispatch } as unknown as Dispatcher;
-}
-
 /**
  * An upstream that speaks the OpenAI chat API (Ollama, llama.cpp, vLLM, OpenAI, another `router serve`),
  * over undici with keep-alive. The caller's key never goes upstream: only the provider's own.
@@ -97,8 +76,9 @@ function doneAtEnd(agent: Dispatcher, last: () => string, oneChoice: boolean): D
 export class OpenAICompatible implements ProviderAdapter {
   readonly name: string;
   private readonly agent: OriginPools;
-  /** The agent as chat, embeddings and Responses answers come through it: without any provider key (key-scrub.ts). */
-  private readonly scrubbed: Dispatcher;
+  /** The provider keys hidden in what chat, embeddings and Responses answer (answer-relay.ts), and their bytes' table. */
+  private readonly keys: Buffer[];
+  private readonly inKeys: Uint8Array;
   /** Each URL posted to, as undici is given it; and the headers of a stream's call and of a whole answer's: made once, not per request. */
   private readonly targets = new Map<string, { origin: string; path: string }>();
   private readonly headers: Record<'stream' | 'whole', Record<string, string>>;
@@ -113,8 +93,9 @@ export class OpenAICompatible implements ProviderAdapter {
     this.name = config.name;
     this.keyHint = keyHint(config);
     this.agent = new OriginPools({ ...KEEP_ALIVE, headersTimeout: config.timeoutMs, bodyTimeout: config.timeoutMs, connectTimeout: config.timeoutMs });
-    this.scrubbed = scrubbingKeys(this.agent, keyBytes(keys));
-    if (config.responses) this.responses = (req) => this.post(this.responsesUrl, req, endsResponse);
+    this.keys = keyBytes(keys);
+    this.inKeys = bytesOf(this.keys);
+    if (config.responses) this.responses = (req) => this.post(this.responsesUrl, req, RESPONSE_END);
     const headers = (accept: string): Record<string, string> => ({ 'content-type': 'application/json', accept, 'accept-encoding': 'identity', ...(config.apiKey && { authorization: `Bearer ${config.apiKey}` }) });
     this.headers = { stream: Object.freeze(headers('text/event-stream')), whole: Object.freeze(headers('application/json')) };
   }
@@ -152,9 +133,8 @@ export class OpenAICompatible implements ProviderAdapter {
   chat(req: UpstreamChat): Promise<UpstreamReply> {
     if (!req.stream) return this.post(this.url, req);
     const n = req.body.n;
-    let last = '';
-    const ends = (data: string) => ((last = data) === '[DONE]');
-    return this.post(this.url, req, ends, doneAtEnd(this.scrubbed, () => last, n === undefined || n === null || n === 1));
+    const relay = new AnswerRelay(this.agent, this.keys, this.inKeys, endsAnswer, n === undefined || n === null || n === 1);
+    return this.post(this.url, req, relay, relay);
   }
 
   embeddings(req: UpstreamChat): Promise<UpstreamReply> {
@@ -206,14 +186,15 @@ export class OpenAICompatible implements ProviderAdapter {
     return { status: res.statusCode, headers: publicHeaders(res.headers), audio: audio() };
   }
 
-  private post(url: string, { body, stream, signal }: UpstreamChat, ends: (data: string) => boolean = (data) => data === '[DONE]', agent: Dispatcher = this.scrubbed): Promise<UpstreamReply> {
+  /** `agent`: what the call goes through; by default the pools, or a relay hiding the keys when there are some (answer-relay.ts). */
+  private post(url: string, { body, stream, signal }: UpstreamChat, ends: EndRule = DONE_END, agent: Pick<Dispatcher, 'dispatch'> = this.keys.length ? new AnswerRelay(this.agent, this.keys, this.inKeys) : this.agent): Promise<UpstreamReply> {
     let target = this.targets.get(url);
     if (!target) {
       const parsed = new URL(url);
       this.targets.set(url, (target = { origin: parsed.origin, path: parsed.pathname + parsed.search }));
     }
     const maxAnswer = this.config.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
-    return upstreamCall(agent, { origin: target.origin, path: target.path, headers: stream ? this.headers.stream : this.headers.whole, body: JSON.stringify(body), signal, name: this.name, keyHint: this.keyHint, stream, ends, maxAnswer, firstEventMs: this.config.firstEventMs, idleMs: this.config.idleMs, responses: ends === endsResponse }).then(this.noAnswer);
+    return upstreamCall(agent, { origin: target.origin, path: target.path, headers: stream ? this.headers.stream : this.headers.whole, body: JSON.stringify(body), signal, name: this.name, keyHint: this.keyHint, stream, ends, maxAnswer, firstEventMs: this.config.firstEventMs, idleMs: this.config.idleMs, responses: ends === RESPONSE_END }).then(this.noAnswer);
   }
 
   /** A whole answer that is no API's answer (notTheApi), or any answer in a content-coding, fails the provider in words. */

@@ -125,3 +125,8 @@ export interface BatchGateway {
   /** The most one request can cost at full price (held before it is sent); undefined when nothing bounds it. */
   bound(body: Record<string, unknown>, endpoint?: string): number | undefined;
 }
+
+/** What says a stream's end ([DONE], a Responses final event): an object, so one made per request can be its relay too (answer-relay.ts). */
+export interface EndRule {
+  ends(data: string): boolean;
+}

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { ProviderFailure, passesOver, type StopSignal, type UpstreamReply } from './types.js';
+import { ProviderFailure, passesOver, type EndRule, type StopSignal, type UpstreamReply } from './types.js';
 import { failureOf, UpstreamEvents } from './upstream-events.js';
 import { answerText, mib, REFUSAL_BYTES, statusFailure } from './bounded.js';
 import { isSecretHeader } from '../../internal/secret-headers.js';
@@ -40,7 +40,7 @@ export interface UpstreamCall {
   /** Whether an event stream was asked for (a 200 event stream is then relayed as it comes). */
   stream: boolean;
   /** The event that ends a stream ([DONE], a Responses final event). */
-  ends: (data: string) => boolean;
+  ends: EndRule;
   /** The largest whole answer, or single stream event, taken (`max_answer_mb`): past it the provider is passed over. */
   maxAnswer: number;
   /** `first_event_timeout_ms`: the longest wait from the request for a stream's first event or a whole answer. */
@@ -59,7 +59,7 @@ export interface UpstreamCall {
  * the first 4 KiB of their body, and their `Retry-After`), and for a whole answer larger than
  * `maxAnswer` bytes (read no further).
  */
-export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<UpstreamReply> {
+export function upstreamCall(agent: Pick<Dispatcher, 'dispatch'>, call: UpstreamCall): Promise<UpstreamReply> {
   const { signal, name } = call;
   return new Promise((resolve, reject) => {
     let controller: Controller | undefined;

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { SseSplitter, type EventBytes } from './sse.js';
-import { ProviderFailure } from './types.js';
+import { ProviderFailure, type EndRule } from './types.js';
 import { carriesAnswer } from './first-answer.js';
 
 type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[0];
@@ -24,7 +24,7 @@ export const TAKEN = '\r';
  * An upstream's event stream as undici's raw handler hands it over: split into payloads as bytes
  * arrive, queued, with no stream or generator in between. next() waits for one payload; takeQueued()
  * then takes, without waiting, those that came with it (one wake-up per network read, not per event).
- * Throws ProviderFailure where the stream broke, when it ended before its end (`ends`), or when one
+ * Throws ProviderFailure where the stream broke, when it ended before its end (`rule`), or when one
  * event grew past `maxEvent` characters (the upstream is then let go).
  */
 export class UpstreamEvents implements AsyncIterableIterator<string> {
@@ -59,7 +59,7 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   private parsedEvent: unknown;
   private readonly add = (data: string) => {
     this.enqueue(data, 0, 0);
-    this.sawEnd ||= this.ends(data);
+    this.sawEnd ||= this.rule.ends(data);
     // Parsed only until the first answer: first_event_timeout_ms's timer is let go once, then unset.
     this.heard(this.judging && this.carriesAnswer(data));
   };
@@ -107,7 +107,7 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   constructor(
     private readonly controller: Controller,
     private readonly name: string,
-    private readonly ends: (data: string) => boolean,
+    private readonly rule: EndRule,
     maxEvent = Infinity,
     private readonly idleMs?: number,
     /** A Responses stream (its events judged as such by carriesAnswer), not a chat one. */
@@ -253,7 +253,7 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
     if (typeof value === 'string') return value;
     if (this.takeBytes?.(value, this.from[at]!, this.to[at]!)) return TAKEN;
     const data = value.toString('utf8', this.from[at], this.to[at]);
-    this.sawEnd ||= this.ends(data);
+    this.sawEnd ||= this.rule.ends(data);
     return data;
   }
 
@@ -264,7 +264,7 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
       if (typeof value === 'string') continue;
       const data = value!.toString('utf8', this.from[at], this.to[at]);
       this.queue[at] = data;
-      if (this.ends(data)) return (this.sawEnd = true);
+      if (this.rule.ends(data)) return (this.sawEnd = true);
     }
     return false;
   }
