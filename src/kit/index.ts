@@ -1,5 +1,5 @@
 /** `router-cli/kit`: the features as a library: models, conversations, attachments, schemas, tools and MCP servers (no terminal IO, no exit codes). */
-export { ToolSourceError, functionTool, type Tool, type ToolResult, type ToolImage, type ToolCallInfo } from './tool.js';
+export { ToolSourceError, functionTool, type Tool, type ToolResult, type ToolImage, type ToolCallInfo, type ToolProgress } from './tool.js';
 export type { SchemaValue, ToolArguments } from './schema-type.js';
 export { commandTool, runCommand, MAX_RESULT_BYTES, type CommandRun } from './command-tool.js';
 export { toolEnv } from './tool-env.js';

@@ -125,7 +125,8 @@ export class GroupStdioTransport implements Transport {
       };
       const drained = () => settle();
       // Its stdin closed (it died: EPIPE), or its first process ended while another of its group holds the pipe unread.
-      const ended = () => settle(new Error('the MCP server ended before it read the whole message'));
+      // Coded as the SDK's closed connection (-32000): a server that died at start is said the same either way.
+      const ended = () => settle(Object.assign(new Error('the MCP server ended before it read the whole message'), { code: -32000 }));
       stdin.once('drain', drained);
       stdin.once('close', ended);
       child.once('exit', ended);
