@@ -131,3 +131,15 @@ describe('an error that quotes what was typed', () => {
     }
   });
 });
+
+describe("a usage error of the flags' parser", () => {
+  it('hides every key the run knows in what it quotes', async () => {
+    // Was: `error: unknown option '--nope=sk-rt-…'`, and an invalid flag value quoted whole.
+    for (const args of [['chat', `--nope=${t.apiKey}`], ['chat', '--model', OTHER, 'hi']]) {
+      const r = await run(args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('****');
+      noKey(r);
+    }
+  });
+});
