@@ -8,6 +8,7 @@ import { batchLines } from './batch-words.js';
 import { describeSystemError, isPathProblem, isSystemError } from '../internal/system-errors.js';
 import { withInstalledDocs } from './io/installed-docs.js';
 import { exitSoFar } from './io/exit-so-far.js';
+import { knownKeys } from '../config/known-keys.js';
 
 const isAbort = (err: unknown) => (err as { name?: string })?.name === 'AbortError' || (err as { code?: string })?.code === 'ABORT_ERR';
 
@@ -43,6 +44,8 @@ const BATCH_EXIT: Record<BatchErrorReason, ExitCode> = {
  * (`--verbose` adds the details), the code from the table in docs/reliability.md.
  */
 export function reportError(err: unknown, io: IO): ExitCode {
+  // A failure met before the keys were read (a flag's value quoting what was typed) hides them too.
+  for (const key of knownKeys(io.env).keys) io.addSecret(key);
   const code = describeError(err, io);
   // What exists already (a batch just created) is named after any failure that follows, so that its
   // id is never lost; a failure of stdout names it on its own line (below), and Ctrl-C says how to go on.

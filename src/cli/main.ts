@@ -11,6 +11,7 @@ import { definitionOf, register, type AnyCommandDef, type GroupDef } from './def
 import { installLastResort, report } from './last-resort.js';
 import { docsInHelp, helpAfterText, helpWidth } from './io/installed-docs.js';
 import { narrowItems } from './io/narrow-help.js';
+import { withKnownKeysHidden } from '../config/known-keys.js';
 import { takesNextWord } from './flags/value-word.js';
 import { otherToolsHint } from './flags/other-tools-words.js';
 import type { JsonTarget } from './io/json-output.js';
@@ -220,7 +221,7 @@ function applyExit(cmd: Command, streams: Streams): void {
     writeErr: (str) => streams.stderr.write(str),
     getOutHelpWidth: () => helpWidth(streams.stdout, streams.tty?.stdout ?? !!streams.stdout.isTTY),
     getErrHelpWidth: () => helpWidth(streams.stderr, streams.tty?.stderr ?? !!streams.stderr.isTTY),
-    outputError: (str, write) => write(usageLine(str, cmd)),
+    outputError: (str, write) => write(withKnownKeysHidden(usageLine(str, cmd), streams.env)),
   });
   // Help names docs pages (docs/keys.md): for its reader, files of the installed package, said by their paths.
   cmd.configureHelp({ ...cmd.configureHelp(), ...docsInHelp, ...narrowItems });

@@ -5,6 +5,7 @@
  */
 import { KEY_ENV, SECRET_FIELDS } from './fields.js';
 import { ProfileFile } from './profile-file.js';
+import { hideSecrets } from '../internal/hide-secrets.js';
 
 export interface KnownKeys {
   keys: string[];
@@ -22,4 +23,9 @@ export function knownKeys(env: NodeJS.ProcessEnv): KnownKeys {
     unread = (err as Error).message;
   }
   return { keys: [...new Set(keys.map((k) => (typeof k === 'string' ? k.trim() : '')).filter(Boolean))], ...(unread === undefined ? {} : { unread }) };
+}
+
+/** `text` with every key of knownKeys() hidden: a usage error, printed before a run registered its keys. */
+export function withKnownKeysHidden(text: string, env: NodeJS.ProcessEnv): string {
+  return hideSecrets(text, knownKeys(env).keys.filter((k) => k.length >= 8));
 }

@@ -119,3 +119,27 @@ describe('chat --json --stream: a key split across chunks', () => {
     noKey(r);
   });
 });
+
+describe('an error that quotes what was typed', () => {
+  it('hides every key the run knows, also one met before the key was read (a --json field, decide)', async () => {
+    // Was: `error: unknown JSON field "x sk-rt-…"`, the environment's and a profile's key printed whole.
+    for (const key of [t.apiKey, OTHER]) {
+      const r = await run(['decide', '--json', `x ${key}`]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('error: unknown JSON field "x ****"');
+      noKey(r);
+    }
+  });
+});
+
+describe("a usage error of the flags' parser", () => {
+  it('hides every key the run knows in what it quotes', async () => {
+    // Was: `error: unknown option '--nope=sk-rt-…'`, and an invalid flag value quoted whole.
+    for (const args of [['chat', `--nope=${t.apiKey}`], ['chat', '--model', OTHER, 'hi']]) {
+      const r = await run(args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('****');
+      noKey(r);
+    }
+  });
+});

@@ -41,6 +41,37 @@ describe("the stale-socket wrapper of a pool's requests", () => {
     expect(resent).toEqual([]);
   });
 
+  it('drops a late call for the request before while the next it carries has not started', () => {
+    const spare: OnceMoreIfStale[] = [];
+    const owner: SendsAgain = { spare, staleLoss: () => false, sendFresh: () => {} };
+    const sockets = new SocketsMade();
+    const said: string[] = [];
+    const first = {} as Controller;
+    const a = OnceMoreIfStale.of(spare, handler('a', said), owner, sockets, 'http://127.0.0.1:1', {} as Dispatcher.DispatchOptions);
+    a.onRequestStart(first, {});
+    a.onResponseEnd(first, {});
+    // The next request waits in the pool's queue: no controller yet. undici calls a request's onError
+    // after its end when its body stream fails then (Request's abort): that call names the first's.
+    const b = OnceMoreIfStale.of(spare, handler('b', said), owner, sockets, 'http://127.0.0.1:1', {} as Dispatcher.DispatchOptions);
+    b.onResponseError(first, new Error('late'));
+    b.onResponseData(first, Buffer.from('late'));
+    expect(spare).toEqual([]);
+    const second = {} as Controller;
+    b.onRequestStart(second, {});
+    b.onResponseEnd(second, {});
+    expect(said).toEqual(['a start', 'a end', 'b start', 'b end']);
+  });
+
+  it('gives an error before its request started (no controller: a connection refused) to the request it carries', () => {
+    const spare: OnceMoreIfStale[] = [];
+    const owner: SendsAgain = { spare, staleLoss: () => false, sendFresh: () => {} };
+    const said: string[] = [];
+    const w = OnceMoreIfStale.of(spare, handler('a', said), owner, new SocketsMade(), 'http://127.0.0.1:1', {} as Dispatcher.DispatchOptions);
+    w.onResponseError(undefined as unknown as Controller, new Error('refused'));
+    expect(said).toEqual(['a refused']);
+    expect(spare).toEqual([w]);
+  });
+
   it('sends a request lost on a stale socket once more, with the handler it carried, and is kept for another', () => {
     const spare: OnceMoreIfStale[] = [];
     const resent: Dispatcher.DispatchHandler[] = [];

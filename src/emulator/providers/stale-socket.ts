@@ -103,9 +103,9 @@ export class OnceMoreIfStale implements Dispatcher.DispatchHandler {
     return handler;
   }
 
-  /** Whether `c` is its request's controller (undici gives none before the request started). */
+  /** Whether `c` is its request's controller: before it started, none (undici's error before a connection); any other is a request's before. */
   private mine(c: Controller | null): boolean {
-    return !!this.handler && (this.controller === undefined || c === this.controller);
+    return !!this.handler && (this.controller === undefined ? c == null : c === this.controller);
   }
 
   onRequestStart(c: Controller, context: object): void {
