@@ -1,6 +1,6 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fullDiskPerFile, mounted } from '../support/full-disk.js';
 import { waitBound } from '../support/until.js';
 import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
@@ -30,11 +30,18 @@ beforeAll(async () => {
     });
   });
 });
+// Closed after each test, before the disk is unmounted: a gateway a failed test left open kept it busy.
+let open: Emulator | undefined;
+afterEach(async () => {
+  release();
+  await open?.close();
+  open = undefined;
+});
 afterAll(() => upstream?.close());
 
 const start = (): Promise<Emulator> => {
   const yaml = `providers:\n  - { name: up, base_url: "${upstream.baseUrl}", models: { t/m: m }, prices: { t/m: { prompt: 0.001, completion: 0.01 } } }\n`;
-  return startEmulator({ stateDir: join(disk, 'gateway'), port: 0, gateway: { config: parseProviders(yaml, {}) } });
+  return startEmulator({ stateDir: join(disk, 'gateway'), port: 0, gateway: { config: parseProviders(yaml, {}) } }).then((g) => (open = g));
 };
 
 describe.skipIf(!mounted)('a gateway stream that ends on a full disk', () => {
@@ -79,6 +86,7 @@ describe.skipIf(!mounted)('a gateway stream that ends on a full disk', () => {
     }
     expect(onDisk()).toBe(true);
     await gateway.close();
+    open = undefined;
     gateway = await start();
     try {
       expect((await credits(gateway)).data.total_usage).toBeGreaterThanOrEqual(owed);
@@ -88,6 +96,7 @@ describe.skipIf(!mounted)('a gateway stream that ends on a full disk', () => {
       expect(JSON.parse(body).data).toMatchObject({ id, total_cost: owed, tokens_prompt: 10, tokens_completion: 2 });
     } finally {
       await gateway.close();
+      open = undefined;
     }
   });
 });
