@@ -6,7 +6,7 @@ import { isRecord } from '../../internal/shape.js';
 import { KEEP } from './generation-log.js';
 import { LineIndex } from './line-index.js';
 import { PendingLines } from './pending-lines.js';
-import { reportStorage, storageFailure } from './storage-failure.js';
+import { reportStorage, storageFailing, storageFailure } from './storage-failure.js';
 import type { KeptGeneration } from './store-api.js';
 
 /** Lines to append, as their bytes: `used` of `bytes`, each line starting at its `starts`. */
@@ -132,9 +132,8 @@ export class GenerationFile {
   flush(): void {
     if (this.flushing) clearImmediate(this.flushing);
     this.flushing = undefined;
-    if (this.writing || !this.pending.size) return;
-    const lines = this.pending;
-    this.pending = new PendingLines(lines.used);
+    if (this.writing || this.ended || !(this.pending.size || this.unwritten.size)) return;
+    const lines = this.take(true);
     try {
       const out = this.bytesOf(lines);
       this.landed(lines, out, writeSync(this.fd!, out.bytes, 0, out.used));
@@ -152,8 +151,7 @@ export class GenerationFile {
     if (this.flushing) clearImmediate(this.flushing);
     this.flushing = undefined;
     if (this.writing || !this.pending.size) return;
-    const lines = this.pending;
-    this.pending = new PendingLines(lines.used);
+    const lines = this.take(!storageFailing());
     let out: Bytes;
     try {
       out = this.bytesOf(lines);
@@ -175,6 +173,22 @@ export class GenerationFile {
       this.wrote = undefined;
       wrote?.settle();
     });
+  }
+
+  /**
+   * The lines to write next: with `retry`, those a full disk refused before first (kept in memory only, a
+   * stop lost them: charged answers `GET /v1/generation` no longer found), then those kept since. Not
+   * retried each turn while writes of the state still fail: each would copy up to `max` lines again.
+   */
+  private take(retry: boolean): PendingLines {
+    const lines = this.pending;
+    this.pending = new PendingLines(lines.used);
+    if (!retry || !this.unwritten.size) return lines;
+    const all = new PendingLines(lines.used);
+    for (const [id, line] of this.unwritten) if (!lines.has(id)) all.addLine(id, line);
+    for (const [id, line] of lines.entries()) all.addLine(id, line);
+    this.unwritten.clear();
+    return all;
   }
 
   /** Settles once the generations kept so far are written (or failed to be): their write started now if it waits for a turn's end; undefined when none is to be. */

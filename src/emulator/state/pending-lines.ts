@@ -99,7 +99,8 @@ export class PendingLines {
     return { bytes: out, used: this.used + 1, starts };
   }
 
-  private addLine(id: string, line: string): void {
+  /** Adds `id`'s line as made before (without its newline). */
+  addLine(id: string, line: string): void {
     this.starts.set(id, this.used);
     this.text(line);
     this.text('\n');

@@ -19,6 +19,11 @@ export function reportStorage(why: string, meanwhile: string): void {
   process.stderr.write(`emulator: ${why}; ${meanwhile}\n`);
 }
 
+/** A failure was said and no write worked since. */
+export function storageFailing(): boolean {
+  return said.size > 0;
+}
+
 /** A write worked: said once, if a failure was said before. */
 export function storageSaved(): void {
   if (said.size) process.stderr.write('emulator: its state is saved again\n');
