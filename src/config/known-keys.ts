@@ -5,7 +5,7 @@
  */
 import { KEY_ENV, SECRET_FIELDS } from './fields.js';
 import { ProfileFile } from './profile-file.js';
-import { hideSecrets } from '../internal/hide-secrets.js';
+import { hideable, hideSecrets } from '../internal/hide-secrets.js';
 
 export interface KnownKeys {
   keys: string[];
@@ -27,5 +27,5 @@ export function knownKeys(env: NodeJS.ProcessEnv): KnownKeys {
 
 /** `text` with every key of knownKeys() hidden: a usage error, printed before a run registered its keys. */
 export function withKnownKeysHidden(text: string, env: NodeJS.ProcessEnv): string {
-  return hideSecrets(text, knownKeys(env).keys.filter((k) => k.length >= 8));
+  return hideSecrets(text, knownKeys(env).keys.filter(hideable));
 }

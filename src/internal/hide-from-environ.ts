@@ -7,10 +7,11 @@
  * Only for a process that is a program's own (the CLI), never from a library: it changes the process.
  */
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { hideable } from './hide-secrets.js';
 
 /** Hides `secrets` (8 characters or more) from /proc/self/environ; false where that cannot be done (not Linux, /proc/self/mem closed). */
 export function hideFromEnviron(secrets: (string | undefined)[]): boolean {
-  const hidden = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= 8))];
+  const hidden = [...new Set(secrets.filter(hideable))];
   let block: Buffer, start: number;
   try {
     block = readFileSync('/proc/self/environ');

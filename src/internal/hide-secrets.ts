@@ -1,3 +1,6 @@
+/** Whether a secret is long enough to hide: a shorter one would hide ordinary words and numbers (docs/keys.md). */
+export const hideable = (secret: unknown): secret is string => typeof secret === 'string' && secret.length >= 8;
+
 /** `text` with each secret replaced by `****` (whole secrets only). */
 export function redactText(text: string, secrets: readonly string[]): string {
   let out = text;

@@ -4,6 +4,7 @@
  */
 
 import { credentialsInUse } from '../client/credentials.js';
+import { hideable } from '../internal/hide-secrets.js';
 import { KEY_ENV } from '../config/fields.js';
 
 /** Environment variables router reads a key from. */
@@ -14,7 +15,7 @@ const KEY_ENV_VARS: string[] = Object.values(KEY_ENV);
  * a client of this process sends (the keys in use, wherever they came from: a copy in another variable goes too).
  */
 export function toolEnv(env: NodeJS.ProcessEnv, secrets: (string | undefined)[] = []): Record<string, string> {
-  const keys = [...secrets, ...credentialsInUse()].filter((s): s is string => typeof s === 'string' && s.length >= 8);
+  const keys = [...secrets, ...credentialsInUse()].filter(hideable);
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || KEY_ENV_VARS.includes(name)) continue;

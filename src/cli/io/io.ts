@@ -1,4 +1,4 @@
-import { hideSecrets, redactValue } from '../../internal/hide-secrets.js';
+import { hideable, hideSecrets, redactValue } from '../../internal/hide-secrets.js';
 import type { Readable, Writable } from 'node:stream';
 import { isatty } from 'node:tty';
 import type { FlagValues } from '../flags/flags.js';
@@ -116,7 +116,7 @@ export class IO {
 
   /** Registers a secret so that no message this process prints can carry it; one under 8 characters is not (it would hide words). */
   addSecret(secret: string | undefined): void {
-    if (secret && secret.length >= 8 && !this.secrets.includes(secret)) this.secrets.push(secret);
+    if (hideable(secret) && !this.secrets.includes(secret)) this.secrets.push(secret);
   }
 
   redact(text: string): string {
