@@ -104,3 +104,39 @@ describe("the gateway's frames of plain chunks", () => {
     for (const [name, top] of [['"a"', true], ['"b"', true], ['"c"', false], ['"d"', true], ['"e"', false], ['"f"', true]] as const) expect(topLevel(text, text.indexOf(`${name}:`)), name).toBe(top);
   });
 });
+
+describe("the gateway's frames of plain chunks still in their bytes", () => {
+  /** What frameBytesTo puts out for `piece`, as bytes (undefined: not plain). */
+  const framedBytes = (frames: PlainFrames, piece: Buffer): Buffer | undefined => {
+    const parts: Buffer[] = [];
+    const out = { add: (text: string) => parts.push(Buffer.from(text)), addBytes: (from: Buffer, start: number, end: number) => parts.push(Buffer.from(from.subarray(start, end))) };
+    return frames.frameBytesTo(piece, 0, piece.length, out) ? Buffer.concat(parts) : undefined;
+  };
+
+  it('writes the bytes frameTo writes for the chunk decoded, content counted alike: escapes, non-ASCII, bytes that are not UTF-8', () => {
+    const first = JSON.parse(chunk({ role: 'assistant', content: 'Hi' })) as Body;
+    const viaBytes = new PlainFrames(first, candidate, ID);
+    const viaText = new PlainFrames(first, candidate, ID);
+    // The pattern is learnt from a chunk framed as text (the relay's first plain one).
+    const learnt = chunk({ role: 'assistant', content: 'a' });
+    viaBytes.frame(learnt);
+    viaText.frame(learnt);
+    const plain = (content: string) => Buffer.from(chunk({ role: 'assistant', content }));
+    const [before, after] = chunk({ role: 'assistant', content: 'XX' }).split('XX') as [string, string];
+    const pieces = [
+      ...['Garden', ' é\u00e9 🙂', ' back\\slash\nline', ' "quoted"', ''].map(plain),
+      // A cut character and a byte that is never UTF-8, in the content string: decoded to U+FFFD.
+      Buffer.concat([Buffer.from(before), Buffer.from([0x41, 0xe2, 0x82, 0xff, 0x42]), Buffer.from(after)]),
+    ];
+    for (const piece of pieces) {
+      const text = piece.toString('utf8');
+      const bytes = framedBytes(viaBytes, piece);
+      expect(bytes, text).toBeDefined();
+      expect(bytes!.toString('utf8'), text).toBe(viaText.frame(text));
+      expect(bytes!.equals(Buffer.from(viaText.frame(text)!)), text).toBe(true);
+      expect(viaBytes.content, text).toBe(viaText.content);
+    }
+    // Not the pattern (its end differs): left to the decoded path.
+    expect(framedBytes(viaBytes, Buffer.from(chunk({ role: 'assistant', content: 'a' }, 'stop')))).toBeUndefined();
+  });
+});

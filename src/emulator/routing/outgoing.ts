@@ -25,6 +25,12 @@ export class Outgoing {
     this.used += bytes.write(text, this.used);
   };
 
+  /** Adds `from[start..end)`, bytes already UTF-8 (a slice of a network read, a frame's fixed ends): copied, not decoded and encoded again. */
+  readonly addBytes = (from: Buffer, start: number, end: number): void => {
+    const bytes = this.room(end - start);
+    this.used += from.copy(bytes, this.used, start, end);
+  };
+
   /** What was added since the last take, its tokens now sent (undefined: nothing). */
   readonly take = (): Buffer | undefined => {
     this.tokens.written();

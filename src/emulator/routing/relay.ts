@@ -191,7 +191,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   };
   // Plain chunks framed from the bytes they came in, not decoded to text first (the rest as above).
   const events = it instanceof UpstreamEvents ? it : undefined;
-  if (events) events.takeBytes = (piece, start, end) => plainFrames!.frameBytesTo(piece, start, end, out.add) && framedPlain();
+  if (events) events.takeBytes = (piece, start, end) => plainFrames!.frameBytesTo(piece, start, end, out) && framedPlain();
   if (!upstreamDone) broken = (await pump(res, closed, it, c, out.take, relayed)) ?? broken;
   if (events) events.takeBytes = undefined;
   if (closed()) return { ...cutByCaller(opts.charge, id, tokens, opts.promptTokens, usage, finish), upstreamId, text, tier };
