@@ -40,3 +40,14 @@ it('batch create --dry-run piped prints nothing on stdout (nothing was made); th
   expect(JSON.parse(json.stdout)).toMatchObject({ requests: 2, cost_bound: { model: 'local/echo', requests: 2 } });
   expect(t.requests().filter((q) => q.method === 'POST')).toEqual([]);
 });
+
+it('router usage piped has no header, as every listing piped (gh does the same): rows, then the total', async () => {
+  expect((await run(['chat', '--model', 'local/echo', 'hi'])).code).toBe(0);
+  const r = await run(['usage']);
+  expect(r.code, r.stderr).toBe(0);
+  const lines = r.stdout.trimEnd().split('\n');
+  expect(lines[0]).toMatch(/^\d{4}-\d{2}-\d{2}\t1\t\d+\t\d+\t\d+\t[\d.]+$/);
+  expect(lines.at(-1)).toMatch(/^total\t1\t/);
+  // The header a terminal gets is named by --help, in order.
+  expect((await run(['usage', '--help'])).stdout.replace(/\s+/g, ' ')).toContain('Piped, one tab-separated line per row, then one for the total: the --by key (day, model, …), calls, prompt tokens, completion tokens, total tokens, cost (USD).');
+});
