@@ -7,7 +7,7 @@ import type { BatchPlace } from '../client/index.js';
 import { stateHome } from '../config/state-dir.js';
 import { makeDir } from '../internal/make-dir.js';
 import { readLocalText } from '../internal/local-file.js';
-import { withFileLock } from '../internal/file-lock.js';
+import { withFileLock } from '../internal/with-file-lock.js';
 import { writeWhole } from '../internal/write-whole.js';
 import { isRecord } from '../internal/shape.js';
 

@@ -1,7 +1,8 @@
 import Conf from 'conf';
 import { chmodSync, existsSync, readdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { FileLockTimeout, withFileLock } from '../internal/file-lock.js';
+import { FileLockTimeout } from '../internal/file-lock.js';
+import { withFileLock } from '../internal/with-file-lock.js';
 import { clearLeftMoves } from '../internal/lock-mark.js';
 import { makeDir } from '../internal/make-dir.js';
 import { describeCode, failedWriteOf } from '../internal/system-errors.js';
@@ -124,7 +125,7 @@ export class ProfileStore {
     }
   }
 
-  /** A read, change and write of the file, one process at a time (src/internal/file-lock.ts). */
+  /** A read, change and write of the file, one process at a time (src/internal/with-file-lock.ts). */
   private write<T>(change: () => T): T {
     try {
       const result = withFileLock(this.conf.path, change);

@@ -1,10 +1,9 @@
 import { lutimesSync, readlinkSync } from 'node:fs';
-import { describeHolder, holds, linkLock, lockText, readLock, touched, type LockHolder } from './lock-text.js';
+import { holds, linkLock, lockText, readLock, touched, type LockHolder } from './lock-text.js';
 import { markFirst, markForOlder, releaseOwn, remarkForOlder, removeIf, unmarkForOlder } from './lock-mark.js';
 import { sleep } from './sleep.js';
 import { atExit } from './exit-hooks.js';
 import { FileLockTimeout } from './lock-timeout.js';
-import { patience } from './lock-patience.js';
 
 export { describeHolder, type LockHolder } from './lock-text.js';
 
@@ -245,54 +244,4 @@ export async function holdLockAsync(lock: string, busy: (holder: LockHolder) => 
 export function leftBehind(): (lock: string, taken: Busy) => boolean {
   const watch = new Watch();
   return (lock, taken) => !!taken.refreshed && watch.look(taken, lock) === 'left' && watch.remove(taken, lock) === 'removed';
-}
-
-/** One try of withFileLock: the lock's release once taken, else undefined (wait and try again). */
-function tryTake(file: string, waiting: ReturnType<typeof patience>, waitMs: number, left: ReturnType<typeof leftBehind>): (() => void) | undefined {
-  const lock = `${file}.lock`;
-  const taken = takeLock(lock);
-  if ('release' in taken) return taken.release;
-  if (left(lock, taken) || waiting(lock)) return undefined;
-  throw new FileLockTimeout(`cannot change ${file}: ${describeHolder({ pid: taken.holder, host: taken.host, elsewhere: taken.elsewhere })} has held its lock for ${waitMs / 1000} s; try again, or remove ${lock} if no router runs`);
-}
-
-/**
- * Runs `change` holding `<file>.lock`, so that processes that read, change and write the same
- * file (two `router config set` in a script) take turns and none loses the other's change.
- * Synchronous: the changes it guards are. A lock of another machine or pid namespace left for
- * LEFT_MS is taken over (Watch).
- */
-export function withFileLock<T>(file: string, change: () => T, waitMs = 10_000): T {
-  const waiting = patience(waitMs);
-  const left = leftBehind();
-  for (;;) {
-    const release = tryTake(file, waiting, waitMs, left);
-    if (!release) {
-      Atomics.wait(pause, 0, 0, 5);
-      continue;
-    }
-    try {
-      return change();
-    } finally {
-      release();
-    }
-  }
-}
-
-/** withFileLock with its waits on timers (a library's caller); `change` may be async, and is awaited holding the lock. */
-export async function withFileLockAsync<T>(file: string, change: () => T | Promise<T>, waitMs = 10_000): Promise<T> {
-  const waiting = patience(waitMs);
-  const left = leftBehind();
-  for (;;) {
-    const release = tryTake(file, waiting, waitMs, left);
-    if (!release) {
-      await sleep(5);
-      continue;
-    }
-    try {
-      return await change();
-    } finally {
-      release();
-    }
-  }
 }

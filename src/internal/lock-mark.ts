@@ -42,8 +42,8 @@ function linkText(path: string): string | undefined {
 /** The name removeIf moves `path` to in process `pid`: one a process killed before its unlink leaves (clearLeftMark, clearLeftMoves remove it). */
 const movedName = (path: string, pid: number) => `${path}~${pid}`;
 
-/** A lock's, its mark's or a guard's moved name (movedName; markForOlder's new mark too): `….lock~PID`, `….lock.N~PID`. */
-const MOVED = /\.lock(?:\.\d+)?~(\d+)$/;
+/** A lock's, its mark's, a guard's or a turn's moved name (movedName; markForOlder's new mark too): `….lock~PID`, `….lock.N~PID`, `….lock.next~PID`. */
+const MOVED = /\.lock(?:\.next)?(?:\.\d+)?~(\d+)$/;
 
 /** How long ago a moved name was made, by this machine's clock, for one of a process gone from here to be left: one is there for microseconds. */
 const MOVED_LEFT_MS = 60_000;

@@ -5,7 +5,7 @@
  */
 import { dirname, join } from 'node:path';
 import { profilesPath } from '../config/profile-file.js';
-import { withFileLock } from '../internal/file-lock.js';
+import { withFileLock } from '../internal/with-file-lock.js';
 import { readLocalText } from '../internal/local-file.js';
 import { makeDir } from '../internal/make-dir.js';
 import { isRecord } from '../internal/shape.js';

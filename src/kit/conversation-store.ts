@@ -7,7 +7,7 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatMessage } from '../client/types.js';
 import { stateHome } from '../config/state-dir.js';
-import { withFileLock, withFileLockAsync } from '../internal/file-lock.js';
+import { withFileLock, withFileLockAsync } from '../internal/with-file-lock.js';
 import { clearLeftMoves } from '../internal/lock-mark.js';
 import { readLocalText } from '../internal/local-file.js';
 import { makeDir } from '../internal/make-dir.js';

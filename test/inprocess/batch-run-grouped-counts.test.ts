@@ -25,8 +25,9 @@ it('batch run says 1,200 in every line it writes for a person; its JSON says 120
   const create = await t.run(['batch', 'create', file, '--model', 'local/echo', '--dry-run'], { env: s.env });
   expect(create.code, create.stderr).toBe(0);
   expect(create.stderr).toMatch(/^dry run: 1,200 requests to \/v1\/chat\/completions with local\/echo checked; nothing was sent$/m);
-  // The dry run's answer, a sentence (its --json carries the number): the same line batch run --dry-run says.
-  expect(create.stdout).toMatch(/^cost bound: local\/echo: 1,200 requests, at most /);
+  // The dry run's answer, a sentence on stderr (its --json carries the number): the line batch run --dry-run says.
+  expect(create.stdout).toBe('');
+  expect(create.stderr).toMatch(/^cost bound: local\/echo: 1,200 requests, at most /m);
 
   const out = join(t.dir, 'twelve-hundred-out.jsonl');
   // --verbose: the status lines a terminal gets, piped.

@@ -81,7 +81,8 @@ it('counts read in the singular for one: requests with no max_tokens, an attachm
     writeFileSync(file, `${lines.join('\n')}\n`);
     const r = await run(['batch', 'create', file, '--model', 'local/echo', '--dry-run']);
     expect(r.code, r.stderr).toBe(0);
-    return r.stdout;
+    expect(r.stdout).toBe('');
+    return r.stderr;
   };
   // Was: "; 1 set no max_tokens, each bounded by …".
   expect(await bound([line('a'), line('b', { max_tokens: 5 })])).toMatch(/; 1 request sets no max_tokens, so it is bounded by the model's \d+ tokens\n/);

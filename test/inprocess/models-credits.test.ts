@@ -154,11 +154,12 @@ describe('batch estimates', () => {
     const before = emu.requestLog.filter((r) => r.path.endsWith('/batches')).length;
     const r = await run(['batch', 'create', file, '--dry-run']);
     expect(r.code).toBe(0);
-    const bound = Number(/at most \$([\d.]+) at the batch price/.exec(r.stdout)![1]);
+    expect(r.stdout).toBe('');
+    const bound = Number(/at most \$([\d.]+) at the batch price/.exec(r.stderr)![1]);
     // Each line: ≤ its body's bytes at $1e-6 plus 100 tokens at $2e-6, half of it.
     expect(bound).toBeGreaterThan(3 * 100 * 2e-6 * 0.5);
     expect(bound).toBeLessThan(3 * (200 * 1e-6 + 100 * 2e-6) * 0.5);
-    expect(r.stdout).toMatch(/^cost bound: local\/echo: 3 requests/);
+    expect(r.stderr).toMatch(/^cost bound: local\/echo: 3 requests/m);
     expect(emu.requestLog.filter((r) => r.path.endsWith('/batches')).length).toBe(before);
   });
 

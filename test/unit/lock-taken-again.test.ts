@@ -3,16 +3,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { FileLockTimeout, withFileLockAsync } from '../../src/internal/file-lock.js';
+import { FileLockTimeout } from '../../src/internal/file-lock.js';
+import { withFileLockAsync } from '../../src/internal/with-file-lock.js';
 import { until } from '../support/until.js';
 
 const LOCK = JSON.stringify(join(import.meta.dirname, '../../src/internal/file-lock.ts'));
+const WITH_LOCK = JSON.stringify(join(import.meta.dirname, '../../src/internal/with-file-lock.ts'));
 const dir = mkdtempSync(join(tmpdir(), 'router-lock-again-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A child that runs `code` with withFileLock and takeLock in scope; stdout piped (it says when it holds). */
 function child(code: string) {
-  const p = spawn(process.execPath, ['--import', 'tsx', '-e', `import(${LOCK}).then(({ withFileLock, takeLock }) => { ${code} })`], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const p = spawn(process.execPath, ['--import', 'tsx', '-e', `Promise.all([import(${LOCK}), import(${WITH_LOCK})]).then(([{ takeLock }, { withFileLock }]) => { ${code} })`], { stdio: ['pipe', 'pipe', 'inherit'] });
   const said = new Promise((ready) => p.stdout.once('data', ready));
   const exit = new Promise<number | null>((done) => p.on('exit', done));
   return { p, said, exit };

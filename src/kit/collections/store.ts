@@ -12,7 +12,7 @@ import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, rea
 import { join } from 'node:path';
 import { stateHome } from '../../config/state-dir.js';
 import { appendWhole } from '../../internal/append-whole.js';
-import { withFileLockAsync } from '../../internal/file-lock.js';
+import { withFileLockAsync } from '../../internal/with-file-lock.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { isRecord } from '../../internal/shape.js';
 import { writeWhole } from '../../internal/write-whole.js';

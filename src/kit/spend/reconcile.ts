@@ -10,7 +10,7 @@ import type { RouterClient } from '../../client/index.js';
 import { APIError } from '../../client/errors.js';
 import { dirname, join } from 'node:path';
 import { appendUsage, ledgerPath, type UsageRecord } from './ledger.js';
-import { withFileLockAsync } from '../../internal/file-lock.js';
+import { withFileLockAsync } from '../../internal/with-file-lock.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { eachLedgerRecord } from './ledger-read.js';
 import { roundCost } from '../../internal/round-cost.js';

@@ -65,7 +65,7 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
       const estimate = await checkBatchSpend(ctx, connected, { path, endpoint: scan.endpoint, model }).catch(closing);
       await client.close();
       if (opts.json) io.json({ requests: scan.count, endpoint: scan.endpoint, model, cost_bound: estimate ? estimateJson(estimate) : null });
-      else if (estimate) io.out(`${estimateLine(estimate)}\n`);
+      else if (estimate) io.note(estimateLine(estimate));
       // Said piped too, as batch run --dry-run does: exit 0 with nothing made must not pass for a batch made.
       io.note(`dry run: ${counted(scan.count, 'request')} to ${scan.endpoint} with ${model} checked; nothing was sent`);
       return;

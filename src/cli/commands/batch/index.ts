@@ -53,7 +53,7 @@ const run = defineCommand({
   flags: RUN_FLAGS,
   notes: `A job lives in $XDG_STATE_HOME/router/jobs/<id> (job.json, written atomically before each create and after each answer). Batches are created one at a time and run on the service in parallel.
 A run that is interrupted (Ctrl-C, kill, network down) is taken up with --resume JOB or by running the same command again (on the file under any name, or a copy; at the same API root): a create whose answer was lost is found in the batch listing and proven its own by its results (each create's custom_ids carry a tag of its own, taken off at merge), never sent twice. Requests that failed are counted on stderr.
-On stdout: the job's id; with --watch or --results, only the results of --results with no file (the id is then on stderr). --dry-run prints the plan as batch job does (piped, one tab-separated line per shard: shard, lines, requests, bytes, batch, status, completed/failed/total, cost), then the cost bound.`,
+On stdout: the job's id; with --watch or --results, only the results of --results with no file (the id is then on stderr). --dry-run prints the plan as batch job does (piped, one tab-separated line per shard: shard, lines, requests, bytes, batch, status, completed/failed/total, cost); the cost bound is on stderr (cost_bound with --json).`,
   examples: ['router batch run requests.jsonl --model local/echo --dry-run', 'router batch run requests.jsonl --model local/echo --watch --results results.jsonl', 'router batch jobs'],
   run: async (ctx, file) => (await import('./run.js')).runJobCommand(ctx, file),
 });

@@ -97,7 +97,9 @@ async function dryRun(ctx: Ctx, file: string): Promise<void> {
   const bounded = connected ? await checkingSpinner(ctx, file) : () => {};
   const estimate = connected && (await checkJobSpend(ctx, connected, job).finally(() => (bounded(), connected.client.close())));
   if (ctx.opts.json) ctx.io.json({ ...jobSummary(job), ...(estimate ? { cost_bound: estimateJson(estimate) } : {}) });
-  else ctx.io.out(`${await describeJob(job, ctx.io)}${estimate ? `${estimateLine(estimate)}\n` : ''}`);
+  else ctx.io.out(await describeJob(job, ctx.io));
+  // Not data: the rows alone on stdout, as chat --dry-run's body is.
+  if (estimate && !ctx.opts.json) ctx.io.note(estimateLine(estimate));
   ctx.io.note(`dry run: ${counted(job.requests, 'request')} in ${counted(job.shards.length, 'shard')} checked; nothing was saved or sent`);
 }
 

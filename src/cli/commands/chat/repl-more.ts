@@ -1,7 +1,7 @@
 /** What `router chat -i` shares with the flags and the shell: /role, /edit, and a history kept across sessions. */
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { appendWhole } from '../../../internal/append-whole.js';
-import { withFileLock } from '../../../internal/file-lock.js';
+import { withFileLock } from '../../../internal/with-file-lock.js';
 import { makeDir } from '../../../internal/make-dir.js';
 import { readLocalText } from '../../../internal/local-file.js';
 import { tmpdir } from 'node:os';
