@@ -3,6 +3,7 @@ import { PassThrough } from 'node:stream';
 import { hideSecrets, redactValue, withJsonForms } from '../../src/internal/hide-secrets.js';
 import { EventRedactor } from '../../src/internal/redact-events.js';
 import { IO } from '../../src/cli/io/io.js';
+import { table } from '../../src/cli/io/table.js';
 import { ChunkRedactor, TextRedactor } from '../../src/internal/redact-text.js';
 
 describe('TextRedactor', () => {
@@ -144,5 +145,18 @@ describe('IO: stderr', () => {
     const io = new IO({}, { stdin: new PassThrough(), stdout: new PassThrough(), stderr: err, env: { ROUTER_API_KEY: key, ROUTER_CONFIG_DIR: '/nonexistent/router-config' } });
     io.note(`warning: ${key} left unused`);
     expect(String(err.read())).toBe('warning: **** left unused\n');
+  });
+});
+
+describe('table: a column cut to fit the terminal', () => {
+  it('is cut after its keys are hidden: no start of one left before the "…"', () => {
+    const key = 'sk-rt-v1-0123456789abcdef';
+    const stdout = Object.assign(new PassThrough(), { columns: 40 });
+    const io = new IO({}, { stdin: new PassThrough(), stdout, stderr: new PassThrough(), env: { ROUTER_CONFIG_DIR: '/nonexistent/router-config' }, tty: { stdout: true } });
+    io.addSecret(key);
+    const shown = table(io, ['id', 'title'], [['c_1', `about ${key} and more words than fit`]], 1);
+    // Was: "about sk-rt-v1-0123…", the cut before the key was whole.
+    expect(shown).toContain('about **** and');
+    expect(shown).not.toContain(key.slice(0, 8));
   });
 });
