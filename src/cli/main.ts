@@ -193,7 +193,7 @@ function choiceHint(text: string, cmd: Command): string {
 }
 
 /** Commander's message as one line (its "did you mean …?" kept), then where to look. */
-export function usageLine(message: string, cmd: Command): string {
+export function usageLine(message: string, cmd: Command, hide: (text: string) => string = (t) => t): string {
   const [first, ...rest] = message.trim().split('\n').map((l) => l.trim()).filter(Boolean);
   // commander's "argument 'x' is invalid." joined to the parser's reason reads as one clause.
   const text = [first!.replace(/^error:\s*/, ''), ...rest]
@@ -204,8 +204,8 @@ export function usageLine(message: string, cmd: Command): string {
     // commander's guess, as every other guess is written: in lower case.
     .replace(/\(Did you mean /g, '(did you mean ')
     .replace(/\.$/, '');
-  // The input it quotes as io.error shows it: control characters escaped, a long value (a model id of 5,000 characters) cut.
-  const shown = visible(text + choiceHint(text, cmd)).replace(/'([^']{101,})'/g, (_, v: string) => `'${[...v].slice(0, 100).join('')}…'`);
+  // The input it quotes as io.error shows it: keys hidden, control characters escaped, then a long value (a model id of 5,000 characters) cut.
+  const shown = visible(hide(text + choiceHint(text, cmd))).replace(/'([^']{101,})'/g, (_, v: string) => `'${[...v].slice(0, 100).join('')}…'`);
   return `error: ${shown}; see "${commandPath(cmd)} --help"\n`;
 }
 
@@ -218,10 +218,10 @@ function applyExit(cmd: Command, streams: Streams): void {
   cmd.showSuggestionAfterError(false);
   cmd.configureOutput({
     writeOut: (str) => streams.stdout.write(str),
-    writeErr: (str) => streams.stderr.write(str),
+    writeErr: (str) => streams.stderr.write(withKnownKeysHidden(str, streams.env)),
     getOutHelpWidth: () => helpWidth(streams.stdout, streams.tty?.stdout ?? !!streams.stdout.isTTY),
     getErrHelpWidth: () => helpWidth(streams.stderr, streams.tty?.stderr ?? !!streams.stderr.isTTY),
-    outputError: (str, write) => write(withKnownKeysHidden(usageLine(str, cmd), streams.env)),
+    outputError: (str, write) => write(usageLine(str, cmd, (t) => withKnownKeysHidden(t, streams.env))),
   });
   // Help names docs pages (docs/keys.md): for its reader, files of the installed package, said by their paths.
   cmd.configureHelp({ ...cmd.configureHelp(), ...docsInHelp, ...narrowItems });
@@ -253,7 +253,7 @@ export async function main(rawArgv: string[], streams: Streams = processStreams(
   if (real && rawArgv.slice(2).some((a) => a.includes('\uFFFD'))) {
     const bad = (await import('./raw-argv.js')).notUtf8Argument(process.argv.slice(2));
     if (bad !== undefined) {
-      new IO({}, streams).error(`argument ${bad + 1} ("${process.argv[bad + 2]}") is not valid UTF-8 (its invalid bytes read as U+FFFD): give it in UTF-8; nothing was sent`);
+      new IO({}, streams).error(withKnownKeysHidden(`argument ${bad + 1} ("${process.argv[bad + 2]}") is not valid UTF-8 (its invalid bytes read as U+FFFD): give it in UTF-8; nothing was sent`, streams.env));
       return EXIT.USAGE;
     }
   }
@@ -266,11 +266,11 @@ export async function main(rawArgv: string[], streams: Streams = processStreams(
   const dashed = args.some((a) => /^-[^-].*[\s']/s.test(a)) ? (await import('./dashed-text.js')).dashedText(program, args, GLOBAL_WITH_VALUE) : undefined;
   if (dashed?.flag) {
     const q = (t: string) => (/["$`\\!]/.test(t) ? `'${t.replace(/'/g, "'\\''")}'` : `"${t}"`);
-    streams.stderr.write(`error: ${q(dashed.text)} would be read as ${dashed.flag} ${q(dashed.value!)}: text that starts with "-" goes after --, as in ${commandPath(dashed.cmd)} -- ${q(dashed.text)} (a flag's value with spaces goes apart: ${dashed.flag} ${q(dashed.value!)}); nothing was sent\n`);
+    streams.stderr.write(withKnownKeysHidden(`error: ${q(dashed.text)} would be read as ${dashed.flag} ${q(dashed.value!)}: text that starts with "-" goes after --, as in ${commandPath(dashed.cmd)} -- ${q(dashed.text)} (a flag's value with spaces goes apart: ${dashed.flag} ${q(dashed.value!)}); nothing was sent\n`, streams.env));
     return EXIT.USAGE;
   }
   if (dashed) {
-    streams.stderr.write(usageLine(`unknown option '${dashed.text}'`, dashed.cmd));
+    streams.stderr.write(usageLine(`unknown option '${dashed.text}'`, dashed.cmd, (t) => withKnownKeysHidden(t, streams.env)));
     return EXIT.USAGE;
   }
   // -cq: each short flag of a cluster where it is valid (and llm's --param NAME VALUE as one word) (the program's or the command's); runtime.argv keeps the words as given.
@@ -280,7 +280,7 @@ export async function main(rawArgv: string[], streams: Streams = processStreams(
   applyExit(program, streams);
   const topic = unknownHelpTopic(program, args);
   if (topic !== undefined) {
-    streams.stderr.write(`error: unknown command '${topic}'${didYouMean(topic, program.commands.map((c) => c.name()))}; see "router --help"\n`);
+    streams.stderr.write(withKnownKeysHidden(`error: unknown command '${topic}'${didYouMean(topic, program.commands.map((c) => c.name()))}; see "router --help"\n`, streams.env));
     return EXIT.USAGE;
   }
   try {

@@ -11,9 +11,19 @@ export function redactText(text: string, secrets: readonly string[]): string {
 /** The part of a secret that, left in a text cut short (a quoted snippet, a line cut at its width), still gives too much of it away. */
 const PREFIX_CHARS = 16;
 
+/** The least of a secret's start hidden where a cut ended it (see CUT_END): as many characters as a secret's least. */
+const CUT_CHARS = 8;
+
 /**
- * `text` with each secret shown as `****`: whole, and where a cut left only its start (16 characters or more of a
- * secret longer than 20), that start too.
+ * What follows a text cut short: its end, a line's, a column's (tab), a closing quote. Not an ellipsis: `sk-or-v1-abc...wxyz`
+ * is how a service labels a key on purpose (GET /v1/key), and router's own cuts with "…" hide before they cut.
+ */
+const CUT_END = /^(?:$|[\r\n\t"'`])/;
+
+/**
+ * `text` with each secret shown as `****`: whole; where a cut left only its start, that start too: 16 characters or
+ * more of a secret longer than 20 wherever they are, and 8 or more of any secret where the text shows it was cut there
+ * (the text, a line or a column ends, or a closing quote follows: a title, a preview, a quoted value).
  */
 export function hideSecrets(text: string, secrets: readonly string[]): string {
   let out = redactText(text, secrets);
@@ -21,7 +31,38 @@ export function hideSecrets(text: string, secrets: readonly string[]): string {
     if (s.length <= 20 || !out.includes(s.slice(0, PREFIX_CHARS))) continue;
     for (let n = s.length - 1; n >= PREFIX_CHARS; n--) out = out.split(s.slice(0, n)).join('****');
   }
+  for (const s of secrets) if (s.length > CUT_CHARS && out.includes(s.slice(0, CUT_CHARS))) out = hideCutStarts(out, s);
   return out;
+}
+
+/** `text` with each start of `secret` (CUT_CHARS or more of it) that a cut ended shown as `****`. */
+function hideCutStarts(text: string, secret: string): string {
+  const head = secret.slice(0, CUT_CHARS);
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf(head); at >= 0; at = text.indexOf(head, at + 1)) {
+    if (at < from) continue;
+    let n = CUT_CHARS;
+    while (n < secret.length && text.charCodeAt(at + n) === secret.charCodeAt(n)) n++;
+    if (!CUT_END.test(text.slice(at + n, at + n + 1))) continue;
+    out += `${text.slice(from, at)}****`;
+    from = at + n;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+/**
+ * Each secret and the forms it takes inside JSON text (`"` and `\` escaped, `/` as `\/` too): for text searched as it
+ * came (a body `router api` prints); a value is hidden before it is made JSON (redactValue).
+ */
+export function withJsonForms(secrets: readonly string[]): string[] {
+  const forms = new Set(secrets);
+  for (const s of secrets) {
+    const json = JSON.stringify(s).slice(1, -1);
+    forms.add(json);
+    forms.add(json.replaceAll('/', '\\/'));
+  }
+  return [...forms];
 }
 
 /** `value` with each of its strings (keys of objects too) as hideSecrets shows it: the same value when none holds a secret. */

@@ -1,13 +1,5 @@
 import { hideSecrets, redactText, redactValue } from './hide-secrets.js';
 
-/** A value to print as JSON, with any secret in its strings redacted (an answer that says a key back). */
-export function redactJson<T>(value: T, secrets: readonly string[]): T {
-  if (!secrets.length) return value;
-  const text = JSON.stringify(value);
-  const shown = hideSecrets(text, secrets);
-  return shown === text ? value : (JSON.parse(shown) as T);
-}
-
 /** How many characters at the end of `text` begin some secret (held back until the next piece says). */
 function secretStart(text: string, secrets: readonly string[]): number {
   let most = 0;
@@ -39,6 +31,11 @@ export class TextRedactor {
     this.held = all.slice(all.length - keep);
     // What is let go is no longer the start of a whole key: a start of one it holds is hidden as a cut quote's.
     return hideSecrets(all.slice(0, all.length - keep), this.secrets);
+  }
+
+  /** Whether an end of what came is held back (it may begin a secret). */
+  get holding(): boolean {
+    return this.held.length > 0;
   }
 
   /** What is left at the end (the start of a secret that never came whole). */

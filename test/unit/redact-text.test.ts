@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { hideSecrets, redactValue } from '../../src/internal/hide-secrets.js';
-import { ChunkRedactor, redactJson, TextRedactor } from '../../src/internal/redact-text.js';
+import { PassThrough } from 'node:stream';
+import { hideSecrets, redactValue, withJsonForms } from '../../src/internal/hide-secrets.js';
+import { EventRedactor } from '../../src/internal/redact-events.js';
+import { IO } from '../../src/cli/io/io.js';
+import { table } from '../../src/cli/io/table.js';
+import { ChunkRedactor, TextRedactor } from '../../src/internal/redact-text.js';
 
 describe('TextRedactor', () => {
   const key = 'sk-rt-v1-0123456789abcdef';
@@ -24,7 +28,7 @@ describe('TextRedactor', () => {
   });
 });
 
-describe('TextRedactor and redactJson hide a start a cut left as hideSecrets does', () => {
+describe('TextRedactor and redactValue hide a start a cut left as hideSecrets does', () => {
   const key = 'sk-rt-v1-0123456789abcdef0123';
   it('hides 16 or more characters of a key not followed by the rest, wherever the pieces split', () => {
     const text = `a ${key.slice(0, 20)}! b ${key.slice(0, 24)}`;
@@ -32,7 +36,7 @@ describe('TextRedactor and redactJson hide a start a cut left as hideSecrets doe
       const hide = new TextRedactor([key]);
       expect(hide.push(text.slice(0, at)) + hide.push(text.slice(at)) + hide.end()).toBe('a ****! b ****');
     }
-    expect(redactJson({ text: `cut ${key.slice(0, 18)}` }, [key])).toEqual({ text: 'cut ****' });
+    expect(redactValue({ text: `cut ${key.slice(0, 18)}` }, [key])).toEqual({ text: 'cut ****' });
   });
 });
 
@@ -74,5 +78,85 @@ describe('hideSecrets and redactValue: the keys io.addSecret takes', () => {
     const clean = { a: ['x'], b: { c: 'y' } };
     expect(redactValue(clean, [key])).toBe(clean);
     expect(hideSecrets('ab12cd34 and ab12cd3', ['ab12cd34'])).toBe('**** and ab12cd3');
+  });
+});
+
+describe('hideSecrets: a start a cut left, where the text shows the cut', () => {
+  const key = 'sk-rt-v1-0123456789abcdef';
+  it('8 characters or more of a key, at the end of the text, a line, a column or before a closing quote', () => {
+    for (const n of [8, 12, 15]) {
+      const start = key.slice(0, n);
+      expect(hideSecrets(`title ${start}`, [key])).toBe('title ****');
+      expect(hideSecrets(`a ${start}\nb ${start}\tc "${start}" '${start}'`, [key])).toBe('a ****\nb ****\tc "****" \'****\'');
+      // Inside a text, an ellipsis after it (a service's own label of a key): as it was, under 16 characters.
+      expect(hideSecrets(`a ${start} b ${start}...cdef`, [key])).toBe(`a ${start} b ${start}...cdef`);
+    }
+    expect(hideSecrets(`short ${key.slice(0, 7)}`, [key])).toBe(`short ${key.slice(0, 7)}`);
+  });
+  it('withJsonForms: a key as JSON text writes it (`"`, `\\`, `/` escaped)', () => {
+    const quoted = 'sk-rt-"a\\b/c-0123456789';
+    const text = `{"a":${JSON.stringify(quoted)},"b":"${JSON.stringify(quoted).slice(1, -1).replaceAll('/', '\\/')}"}`;
+    expect(hideSecrets(text, withJsonForms([quoted]))).toBe('{"a":"****","b":"****"}');
+    expect(hideSecrets(text, [quoted])).toBe(text);
+  });
+});
+
+describe('EventRedactor: Responses events printed one JSON line each', () => {
+  const key = 'sk-rt-v1-0123456789abcdef';
+  const delta = (n: number, text: string, content_index = 0) => ({ type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, content_index, delta: text, sequence_number: n });
+  const done = (n: number, text: string) => ({ type: 'response.output_text.done', item_id: 'msg_1', output_index: 0, content_index: 0, text, sequence_number: n });
+  type Ev = { type: string; delta?: string; text?: string; sequence_number: number };
+  it('a key split across two deltas at any point: every event printed once, in order, its own sequence_number', () => {
+    const answer = `a ${key} b ${key.slice(0, 5)}`;
+    for (let at = 0; at <= answer.length; at++) {
+      const hide = new EventRedactor([key]);
+      const out = [delta(0, answer.slice(0, at)), delta(1, answer.slice(at)), done(2, answer), { type: 'response.completed', sequence_number: 3 }].flatMap((e) => hide.push(e)) as Ev[];
+      expect(out.map((e) => e.sequence_number)).toEqual([0, 1, 2, 3]);
+      expect(out.slice(0, 2).map((e) => e.delta).join('')).toBe(`a **** b ${key.slice(0, 5)}`);
+      expect(out[2]!.text).toBe(`a **** b ${key.slice(0, 5)}`);
+      expect(hide.end()).toEqual([]);
+    }
+  });
+  it("an event whose delta may begin a key waits, the events after it behind it; a stream cut before .done gives it what was held", () => {
+    const hide = new EventRedactor([key]);
+    expect(hide.push(delta(0, 'x sk-rt'))).toEqual([]);
+    expect(hide.push({ type: 'response.in_progress', sequence_number: 1 })).toEqual([]);
+    const out = hide.push(delta(2, '-v1-0123 y')) as Ev[];
+    expect(out.map((e) => [e.sequence_number, e.delta])).toEqual([[0, 'x '], [1, undefined], [2, 'sk-rt-v1-0123 y']]);
+    expect(hide.push(delta(3, ` ${key.slice(0, 12)}`))).toEqual([]);
+    // 12 characters of a key at the stream's end: a cut key's start, hidden.
+    expect((hide.end() as Ev[]).map((e) => [e.sequence_number, e.delta])).toEqual([[3, ' ****']]);
+    const none = { type: 'x', sequence_number: 0 };
+    expect(new EventRedactor([]).push(none)[0]).toBe(none);
+  });
+});
+
+describe('IO: stderr', () => {
+  it('every write hides the keys the run knows (a line written raw, not only note/info/error)', () => {
+    const err = new PassThrough();
+    const io = new IO({}, { stdin: new PassThrough(), stdout: new PassThrough(), stderr: err, env: {} });
+    io.addSecret('sk-rt-v1-0123456789abcdef');
+    io.err('error: /model: sk-rt-v1-0123456789abcdef must look like author/name\n');
+    expect(String(err.read())).toBe('error: /model: **** must look like author/name\n');
+  });
+  it("before any command registered them: the environment's keys, read at the first write", () => {
+    const err = new PassThrough();
+    const key = 'sk-rt-v1-fedcba9876543210';
+    const io = new IO({}, { stdin: new PassThrough(), stdout: new PassThrough(), stderr: err, env: { ROUTER_API_KEY: key, ROUTER_CONFIG_DIR: '/nonexistent/router-config' } });
+    io.note(`warning: ${key} left unused`);
+    expect(String(err.read())).toBe('warning: **** left unused\n');
+  });
+});
+
+describe('table: a column cut to fit the terminal', () => {
+  it('is cut after its keys are hidden: no start of one left before the "…"', () => {
+    const key = 'sk-rt-v1-0123456789abcdef';
+    const stdout = Object.assign(new PassThrough(), { columns: 40 });
+    const io = new IO({}, { stdin: new PassThrough(), stdout, stderr: new PassThrough(), env: { ROUTER_CONFIG_DIR: '/nonexistent/router-config' }, tty: { stdout: true } });
+    io.addSecret(key);
+    const shown = table(io, ['id', 'title'], [['c_1', `about ${key} and more words than fit`]], 1);
+    // Was: "about sk-rt-v1-0123…", the cut before the key was whole.
+    expect(shown).toContain('about **** and');
+    expect(shown).not.toContain(key.slice(0, 8));
   });
 });

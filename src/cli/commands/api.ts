@@ -19,6 +19,7 @@ import type { IO } from '../io/io.js';
 import { checkHeaders } from '../../client/request-checks.js';
 import { counted } from '../../internal/counted.js';
 import { refuseUnderBudget } from './api-budget.js';
+import { withJsonForms } from '../../internal/hide-secrets.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
@@ -190,8 +191,8 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
     for (;;) {
       const res = await client.raw.send({ method, path: pathOnly, query: { ...query, ...(after ? { after: [after] } : {}) }, headers, body }, { signal });
       if (io.verbose) io.note(`${method} ${pathOnly} -> ${res.status}${res.requestId ? ` (request ${res.requestId})` : ''}`);
-      // The keys in use never go out, not even echoed by the server (a header, a body, 2xx or not, coded or not).
-      const answer = shownBody(res, client.core.url(pathOnly, 'root'), io.secrets);
+      // The keys in use never go out, not even echoed by the server (a header, a body, 2xx or not, coded or not; in JSON, escaped).
+      const answer = shownBody(res, client.core.url(pathOnly, 'root'), withJsonForms(io.secrets));
       // The first MiB before anything is printed: a stdout that fails on the head must not lose what was made.
       const { head, more } = await holdFirst(answer, HELD_BYTES);
       if (opts.include) io.out(io.redact(statusAndHeaders(res)));

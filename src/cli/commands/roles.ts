@@ -47,9 +47,9 @@ const list = defineCommand({
     });
     if (opts.json) return io.json(all);
     if (!all.length) return io.info('no roles yet: router roles save NAME --system TEXT');
-    // One line per role whatever its file holds: a tab or an escape sequence in it is shown escaped.
+    // One line per role whatever its file holds: a tab or an escape sequence in it is shown escaped; keys hidden, then cut.
     // No model: an empty field piped (as config profiles prints one), a dash for the eye on a terminal.
-    io.out(`${all.map((r) => [r.name, r.model ?? (io.stdoutTTY ? '-' : ''), r.system.split('\n')[0]!.slice(0, 80)].map((f) => visible(f)).join('\t')).join('\n')}\n`);
+    io.out(`${all.map((r) => [r.name, r.model ?? (io.stdoutTTY ? '-' : ''), [...io.redact(r.system.split('\n')[0]!)].slice(0, 80).join('')].map((f) => visible(f)).join('\t')).join('\n')}\n`);
   },
 });
 

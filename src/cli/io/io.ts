@@ -1,4 +1,5 @@
 import { hideable, hideSecrets, redactValue } from '../../internal/hide-secrets.js';
+import { knownKeys } from '../../config/known-keys.js';
 import type { Readable, Writable } from 'node:stream';
 import { isatty } from 'node:tty';
 import type { FlagValues } from '../flags/flags.js';
@@ -68,6 +69,7 @@ export class IO {
   /** Text went to stdout on a terminal and its last line is still open (an error must start a new one). */
   private openLine = false;
   readonly secrets: string[] = [];
+  private known?: string[];
   /** Every string to stdout has the secrets hidden (a command printing kept prompts and answers: define.ts). */
   hidesKeys = false;
   /** Aborted by Ctrl-C (set by the command wrapper): a read of input ends on it. */
@@ -119,9 +121,7 @@ export class IO {
     if (hideable(secret) && !this.secrets.includes(secret)) this.secrets.push(secret);
   }
 
-  redact(text: string): string {
-    return hideSecrets(text, this.secrets);
-  }
+  redact(text: string): string { return hideSecrets(text, this.secrets); }
 
   /** Width of the terminal on stdout, or undefined when stdout is not one. */
   get columns(): number | undefined {
@@ -164,7 +164,8 @@ export class IO {
   private jqQueue?: JqQueue;
   private shaped(value: unknown): unknown {
     const { fields, select } = this.jsonShape;
-    if (this.hidesKeys) value = redactValue(value, this.secrets);
+    // Every secret the run knows, hidden in the values before they are JSON text (where a `"` in a key is `\"`).
+    value = redactValue(value, this.secrets);
     return fields && select ? select(value, fields) : value;
   }
 
@@ -173,9 +174,7 @@ export class IO {
     else this.out(`${JSON.stringify(this.shaped(value), null, this.stdoutTTY ? 2 : undefined)}\n`);
   }
 
-  jsonl(value: unknown): boolean {
-    return this.out(this.jsonLine(value));
-  }
+  jsonl(value: unknown): boolean { return this.out(this.jsonLine(value)); }
 
   /** One value as a JSON line (shaped by --json FIELDS); empty when --jq holds it for later. */
   jsonLine(value: unknown): string {
@@ -203,12 +202,12 @@ export class IO {
 
   /** Status lines for a person: stderr, TTY only, not with --quiet. */
   info(text: string): void {
-    if ((this.stderrTTY || this.verbose) && !this.quiet) this.err(`${this.redact(text)}\n`);
+    if ((this.stderrTTY || this.verbose) && !this.quiet) this.err(`${text}\n`);
   }
 
   /** Output the user asked for that is not data (--usage, --router-metadata), and facts the user needs (an answer cut short): stderr, always. */
   note(text: string): void {
-    this.err(`${this.redact(text)}\n`);
+    this.err(`${text}\n`);
   }
 
   /** One line, whatever the input it quotes holds: control characters shown escaped, a long one cut. */
@@ -218,15 +217,16 @@ export class IO {
     this.err(this.errColor ? `\x1b[31merror:\x1b[0m ${line}\n` : `error: ${line}\n`);
   }
 
-  /** Raw text to stderr; an open line of streamed text on the same terminal is ended first. */
+  /** Text to stderr, every key the run knows hidden (the known keys read at the first write, for stderr only); an open line of streamed text on the same terminal ended first. */
   err(text: string): void {
     this.transient?.();
+    this.known ??= knownKeys(this.env).keys.filter(hideable);
     if (this.openLine && this.stderrTTY) {
       this.openLine = false;
       text = `\n${text}`;
     }
     try {
-      this.stderr.write(text);
+      this.stderr.write(hideSecrets(this.redact(text), this.known));
     } catch {
       /* stderr itself is gone: nothing is left to tell */
     }

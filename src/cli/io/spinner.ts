@@ -34,7 +34,7 @@ export async function spinnerMaker(io: IO): Promise<(text: string) => Ora> {
   return (text) => {
     // discardStdin off: ora would put the terminal in raw mode, and Ctrl-C would never become SIGINT.
     // color off with the IO's (NO_COLOR, --no-color): ora's own chalk would still paint the spinner.
-    const s = ora({ stream: io.stderr, isEnabled: true, discardStdin: false, color: io.errColor ? 'cyan' : false }).start(text);
+    const s = ora({ stream: io.stderr, isEnabled: true, discardStdin: false, color: io.errColor ? 'cyan' : false }).start(io.redact(text));
     made.add(s);
     return s;
   };

@@ -13,8 +13,8 @@ export function table(io: IO, head: string[], rows: (string | number)[][], fit?:
   if (!io.stdoutTTY) return rows.map((r) => `${r.join('\t')}\n`).join('');
   const make = (colWidths: (number | null)[] = []) => {
     const t = new Table({ head, colWidths, style: { head: io.color ? ['cyan'] : [], border: io.color ? ['grey'] : [] } });
-    // Cut here, a letter at a time: cli-table3 cuts UTF-16 units, half an emoji shown as �.
-    for (const r of rows) t.push(r.map((c, i) => (i === fit && colWidths[i] ? cut(String(c), colWidths[i] - 2) : String(c))));
+    // Cut here, a letter at a time: cli-table3 cuts UTF-16 units, half an emoji shown as �. Keys hidden before the cut.
+    for (const r of rows) t.push(r.map((c, i) => (i === fit && colWidths[i] ? cut(io.redact(String(c)), colWidths[i] - 2) : String(c))));
     return t.toString();
   };
   let text = make();

@@ -44,15 +44,15 @@ const label = (o: CallOutcome, flag: string) => (o.status === 'ok' ? (o.code ===
 
 const PREVIEW = 200;
 
-/** How far a call has come, in words: `2/5`, the tool's message after it. */
-const progressWords = (u: ToolProgress) => [u.progress === undefined ? '' : u.total === undefined ? String(u.progress) : `${u.progress}/${u.total}`, visible((u.message ?? '').slice(0, PREVIEW))].filter(Boolean).join(' ');
+/** How far a call has come, in words: `2/5`, the tool's message after it (keys hidden before it is cut). */
+const progressWords = (io: IO, u: ToolProgress) => [u.progress === undefined ? '' : u.total === undefined ? String(u.progress) : `${u.progress}/${u.total}`, visible(io.redact(u.message ?? '').slice(0, PREVIEW))].filter(Boolean).join(' ');
 
 /** A long call's progress as status lines: one when its words change, at most one a second (but the last step's), so a flood of updates is a few lines. */
 function progressLines(io: IO): (call: ToolCallRequest, update: ToolProgress) => void {
   let said = '';
   let at = 0;
   return (call, update) => {
-    const line = `tool ${call.name}: ${progressWords(update)}`;
+    const line = `tool ${call.name}: ${progressWords(io, update)}`;
     const last = update.total !== undefined && update.progress !== undefined && update.progress >= update.total;
     if (line === said || (!last && Date.now() - at < 1000)) return;
     said = line;
@@ -61,10 +61,11 @@ function progressLines(io: IO): (call: ToolCallRequest, update: ToolProgress) =>
   };
 }
 
-/** A tool's result on one line: control characters (line ends too) escaped, the first 200 characters and its length past them. */
-function resultPreview(text: string): string {
-  const line = visible(text.length > PREVIEW ? text.slice(0, PREVIEW) : text);
-  return text.length > PREVIEW ? `${line}… (${grouped(text.length)} characters)` : line;
+/** A tool's result on one line: keys hidden, control characters (line ends too) escaped, the first 200 characters and its length past them. */
+function resultPreview(io: IO, text: string): string {
+  const shown = io.redact(text);
+  const line = visible(shown.slice(0, PREVIEW));
+  return shown.length > PREVIEW ? `${line}… (${grouped(text.length)} characters)` : line;
 }
 
 const asker = (io: IO, loop: ToolLoop) => (typeof loop.approve === 'function' ? loop.approve : loop.approve ? (c: ShownCall) => approved(io, c) : undefined);
@@ -88,7 +89,7 @@ export async function runRound(io: IO, loop: ToolLoop, calls: ShownCall[], round
     const o = await runToolCall(loop.set.tools, call, { signal: loop.signal, timeoutMs, timeoutName, budget: loop.budget, approve: asker(io, loop), progress: progressLines(io) });
     io.info(`tool ${shownCall(call)} -> ${label(o, timeoutName)}`);
     // As llm's --td: with --verbose, what went back to the model, on one line.
-    if (io.verbose) io.info(`  result: ${resultPreview(o.text)}`);
+    if (io.verbose) io.info(`  result: ${resultPreview(io, o.text)}`);
     if (o.code === 127) io.note(`warning: tool ${call.name}: its command was not found (exit 127)`);
     else if (o.code === 126) io.note(`warning: tool ${call.name}: its command could not be run (exit 126): ${o.notRunnable ?? 'is it executable (chmod +x)?'}`);
     else if (o.status === 'failed') io.note(`warning: tool ${call.name} failed${o.code === undefined ? '' : ` (exit ${o.code})`}: what it said went to the model`);

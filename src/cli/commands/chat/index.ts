@@ -29,7 +29,7 @@ import { noteAnsweredBy } from '../../answers/answered-by.js';
 import { addUsage } from '../../../kit/messages.js';
 import { waitingFor, waitingSpinner } from '../../io/spinner.js';
 import { counted } from '../../../internal/counted.js';
-import { ChunkRedactor, redactJson } from '../../../internal/redact-text.js';
+import { ChunkRedactor } from '../../../internal/redact-text.js';
 
 /** The top-level fields of the JSON printed (for lists: of each item), for `--json FIELDS`. */
 const CHAT = ['id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint', 'provider', 'service_tier', 'router_metadata', 'openrouter_metadata', 'alignment', 'debug'];
@@ -192,7 +192,7 @@ async function completeChat(io: IO, client: RouterClient, req: ChatCompletionReq
   const reasoning = reasoningPrinter(io, opts);
   reasoning.write(message.reasoning ?? '');
   reasoning.end();
-  if (opts.json) io.json(redactJson(completion, io.secrets));
+  if (opts.json) io.json(completion);
   else if (!opts.schema && (text || (!failure && !message.tool_calls))) {
     const shown = await shownText(io, text, opts, completion.choices[0]?.finish_reason === 'length');
     // With --extract, nothing to show is no line (a cut block held back, an empty one).

@@ -29,7 +29,7 @@ import { noteRouting } from '../../answers/routing-note.js';
 import { atExit } from '../../../internal/exit-hooks.js';
 import { waitingFor, waitingSpinner } from '../../io/spinner.js';
 import { counted } from '../../../internal/counted.js';
-import { redactJson } from '../../../internal/redact-text.js';
+import { EventRedactor } from '../../../internal/redact-events.js';
 
 /** The top-level fields of the JSON printed (for lists: of each item), for `--json FIELDS`. */
 const RESPONSE = ['id', 'object', 'created_at', 'completed_at', 'model', 'status', 'output', 'output_text', 'error', 'incomplete_details', 'instructions', 'metadata', 'temperature', 'top_p', 'max_output_tokens', 'max_tool_calls', 'tools', 'tool_choice', 'prompt', 'prompt_cache_key', 'prompt_cache_options', 'reasoning', 'service_tier', 'text', 'truncation', 'user', 'usage', 'router_metadata', 'openrouter_metadata'];
@@ -173,7 +173,7 @@ async function createResponse(io: IO, client: RouterClient, req: ResponsesReques
   const reasoning = reasoningPrinter(io, opts);
   reasoning.write(reasoningSummary(r));
   reasoning.end();
-  if (opts.json) io.json(redactJson(r, io.secrets));
+  if (opts.json) io.json(r);
   else if (!opts.schema && (text || (!failure && !functionCalls(r).length))) {
     const shown = await shownText(io, text, opts, cutAtLimit(r));
     // With --extract, nothing to show is no line (a cut block held back, an empty one).
@@ -203,6 +203,9 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
   // Whether the text so far ends a line, and whether there was any.
   let endsLine = false;
   let texted = false;
+  // A key said back split across two events' deltas: the end of a delta that may begin one moves to the next (redact-events.ts).
+  const hide = new EventRedactor(io.secrets);
+  const lines = (evs: unknown[]) => evs.map((e) => io.jsonLine(e)).join('');
   async function* pieces() {
     try {
       for await (const ev of events) {
@@ -215,12 +218,14 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
         if (ev.type === 'response.reasoning_summary_text.delta') reasoning.write(String(ev.delta ?? ''));
         else if (isTextDelta(ev)) reasoning.end();
         if (isTextDelta(ev) && ev.delta) [texted, endsLine] = [true, ev.delta.endsWith('\n')];
-        if (opts.json) yield io.jsonLine(ev);
+        if (opts.json) yield lines(hide.push(ev));
         else if (isTextDelta(ev) && !opts.schema) yield ev.delta;
         else if (isTextDelta(ev)) withheld += ev.delta;
       }
+      if (opts.json) yield lines(hide.end());
     } catch (err) {
       // The service's error event is data as the others are: printed as it came, then said on stderr.
+      if (opts.json) yield lines(hide.end());
       if (opts.json && err instanceof StreamError) yield io.jsonLine(err.body);
       throw err;
     }
