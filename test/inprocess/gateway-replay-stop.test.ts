@@ -10,9 +10,10 @@ import { deadPort, localUpstream, sseChunk, type LocalUpstream } from '../suppor
 import { SETTLE } from '../support/until.js';
 
 // Replayed answers paced by their cassette's times (edited here to wait an hour) and:
-// - the caller hangs up while a whole answer waits: before, the wait ended at the hang-up and the
-//   answer was charged and sent to nobody (not streamed), or relayed as a stream into the closed
-//   response, whose writer then waited for ever (streamed: the handler never ended);
+// - the caller hangs up while a whole answer waits: the wait ends at the hang-up. Not streamed, the
+//   answer is charged in full, as a live upstream's read to its end is (and the service bills it);
+//   streamed, nothing is: before, it was relayed as a stream into the closed response, whose writer
+//   then waited for ever (the handler never ended);
 // - the gateway stops (SIGTERM) mid-stream: before, the replay went on until the sockets were cut
 //   after 1 s, the stream ended bare; now with the error chunk and [DONE], as a live stream.
 let dir: string;
@@ -63,7 +64,7 @@ afterAll(async () => {
 });
 
 describe('a replayed whole answer the caller hangs up on while it waits', () => {
-  it.each([false, true])('stream %s: the request ends at once, nothing charged', async (stream) => {
+  it.each([false, true])('stream %s: the request ends at once; charged in full only when not streamed', async (stream) => {
     const { apiKey } = player!.store.createWorkspace(`cut-${stream}`, 100);
     const handled = vi.spyOn(Gateway.prototype, 'chat');
     const stop = new AbortController();
@@ -72,10 +73,10 @@ describe('a replayed whole answer the caller hangs up on while it waits', () => 
     await vi.waitFor(() => expect(handled).toHaveBeenCalledTimes(1), SETTLE);
     stop.abort();
     expect(await res).toBeInstanceOf(Error);
-    // Before: not streamed, charged 2 (2,000 tokens at 0.001); streamed, never settled.
+    // Streamed, before: never settled. Not streamed: 2,000 tokens at 0.001, as the live answer read to its end.
     await handled.mock.results[0]!.value;
     handled.mockRestore();
-    expect(player!.store.balance(`cut-${stream}`)).toBe(100);
+    expect(player!.store.balance(`cut-${stream}`)).toBe(stream ? 100 : 98);
   });
 });
 

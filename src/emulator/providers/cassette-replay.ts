@@ -33,7 +33,7 @@ export function recordedRefusalHint(provider: string, keyEnv: string | undefined
 export async function failAgain(c: Cassette, timing: number, signal: StopSignal, stopping: StopSignal, keyHint = ''): Promise<never> {
   const started = performance.now();
   const ms = c.response.after_ms;
-  await until(started + (typeof ms === 'number' && ms > 0 ? ms * timing : 0), signal, stopping);
+  await until(started + (typeof ms === 'number' && ms > 0 ? ms * timing : 0), signal.caller ?? signal, stopping);
   gone(c.provider, signal);
   if (stopping.aborted) throw new ProviderFailure('stopping', `${c.provider}: the gateway is stopping`);
   const { status, failure, body, headers } = c.response;
@@ -44,7 +44,8 @@ export async function failAgain(c: Cassette, timing: number, signal: StopSignal,
 
 /**
  * A recorded answer, as the upstream gave it and when: each chunk at its recorded time since the
- * request, times `timing`. A caller who goes while a whole answer waits gets none (nor is charged);
+ * request, times `timing`. A caller who goes while a whole answer waits ends the wait: a whole answer's
+ * signal (its `caller`) never aborts, and the answer, there at once, is charged as a live one read to its end;
  * the gateway's stop fails the replay as it fails a live request (a stream ends with the error chunk).
  */
 export async function replay(c: Cassette, timing: number, signal: StopSignal, stopping: StopSignal): Promise<UpstreamReply> {
@@ -55,7 +56,7 @@ export async function replay(c: Cassette, timing: number, signal: StopSignal, st
   };
   const { status, headers, body, chunks, broken } = c.response;
   if (!chunks) {
-    await until(due(c.response.after_ms), signal, stopping);
+    await until(due(c.response.after_ms), signal.caller ?? signal, stopping);
     gone(c.provider, signal);
     stopped();
     return { kind: 'json', status, headers, text: text(body) };

@@ -29,6 +29,11 @@ export interface ProviderModel {
 export interface StopSignal {
   readonly aborted: boolean;
   readonly reason: unknown;
+  /**
+   * A whole answer's signal, which never aborts its upstream (read to its end after the caller goes, as
+   * the service bills it): the caller's own going, for a replay, whose recorded answer is there at once.
+   */
+  readonly caller?: StopSignal;
   addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
   removeEventListener(type: 'abort', listener: () => void): void;
 }

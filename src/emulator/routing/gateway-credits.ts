@@ -21,6 +21,13 @@ export interface GatewayCharge {
    * charge only when nothing settled it before.
    */
   cut(owed: number): void;
+  /**
+   * A whole (not streamed) answer is read to its end after its caller is gone, and charged as the
+   * service bills it: the caller's hang-up settles nothing; charge() or release() does.
+   */
+  readsWhole(): void;
+  /** Settles what nothing settled yet as a hang-up would (nothing, unless a stream told onHangUp): a request that ends unanswered. */
+  release(): void;
   /** What the hang-up was charged, once it came. */
   hungUp?: number;
   /** What was charged, once it was (less than the cost when an unbounded one found less credit left). */
@@ -104,9 +111,12 @@ export async function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, can
     else charge.charged = chargeUpToBalance(ctx, capped);
     return charge.charged;
   };
-  const closed = () => {
+  let whole = false;
+  charge.release = () => {
     if (open) charge.hungUp = settleCut(owed ? owed() : 0);
   };
+  const closed = () => whole || charge.release();
+  charge.readsWhole = () => (whole = true);
   charge.cut = (cut) => {
     if (open) settleCut(cut);
   };

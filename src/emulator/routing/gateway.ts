@@ -2,16 +2,16 @@ import { HttpError, type Ctx } from '../http/http.js';
 import { validateChat } from '../resources/chat.js';
 import { listedModel } from '../resources/model-list.js';
 import { MODELS } from '../models/models.js';
-import { Serialized } from '../http/serialized.js';
 import { DEFAULT_BATCH_CONCURRENCY, type GatewayConfig } from '../providers/config.js';
 import { LocalModels } from '../providers/local.js';
 import { OpenAICompatible } from '../providers/openai-compatible.js';
 import { hiddenKey } from '../providers/key-scrub.js';
 import { CassetteDeck, type CassetteMode } from '../providers/cassette.js';
-import type { ProviderAdapter, UpstreamReply } from '../providers/types.js';
+import type { ProviderAdapter, StopSignal, UpstreamReply } from '../providers/types.js';
 import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
 import { allFailed, keyHider, metadataFor, noEndpoints, passOver, pauseAfter, type Attempt } from './metadata.js';
-import { relayStream, streamOf, type RelayOutcome } from './relay.js';
+import { relayStream, streamOf } from './relay.js';
+import { settled } from './relay-settled.js';
 import { callerGone } from './caller-gone.js';
 import { Sessions } from './sessions.js';
 import { embeddingsUsage, priceAnswer, priceUsage } from './usage.js';
@@ -23,21 +23,10 @@ import { responsesCandidates } from './responses-candidates.js';
 import { speakThrough } from './speech.js';
 import { upstreamBody } from './upstream-body.js';
 import { refusalOf, wholeAnswer } from './answer-shape.js';
-import { answerText, finishOf, ownId, keepUpstreamAnswer, responseFinish, responseText, type Asked, type UpstreamAnswer } from './kept.js';
+import { answerText, finishOf, keepUpstreamAnswer, responseFinish, responseText, type Asked, type UpstreamAnswer } from './kept.js';
+import { deliverWhole, readToEnd } from './whole-reply.js';
 type Body = Record<string, unknown>;
 const RETRY_PAUSES_MS = [500, 2_000]; // a batch request whose every provider failed is tried again after these
-/** A relayed stream's end: broken before its first token, the candidate is passed over (false); else it answered, kept once whole or cut after content (true; charged by the relay before its end went out). Its upstream is let go either way (left at an error event, it generates for nobody). */
-function settled(outcome: RelayOutcome, reply: { events: AsyncIterable<string> }, c: Candidate, passed: Attempt[], remember: () => unknown, kept: (o: Exclude<RelayOutcome, { failed: unknown }>) => void, hide: (text: string) => string): boolean {
-  void reply.events[Symbol.asyncIterator]().return?.();
-  if ('failed' in outcome) {
-    passOver(outcome.failed, c, passed, hide);
-    return false;
-  }
-  remember();
-  if (outcome.whole || outcome.cancelled || outcome.broken) kept(outcome);
-  return true;
-}
-
 export interface GatewayOptions {
   config: GatewayConfig;
   now: () => number;
@@ -107,46 +96,49 @@ export class Gateway {
     if (!candidates.length) throw noEndpoints(body, this.catalog, 'chat');
     const charge = await gatewayCredits(ctx, body, '/v1/chat/completions', candidates, this.estimates);
     const gone = callerGone(ctx);
+    if (!stream) charge.readsWhole();
     const metadataOf = metadataFor(ctx.wantsRouterMetadata(), body, candidates, passed, 'chat');
-    for (const c of candidates) {
-      if (gone.aborted) return;
-      const metadata = metadataOf?.(c);
-      let reply;
-      try {
-        reply = await c.adapter.chat({ body: upstreamBody(body, c, stream), stream, signal: gone });
-      } catch (err) {
-        // The caller hung up: no other provider is asked (nor, above, after a held stream: a fake model hears no abort).
+    try {
+      for (const c of candidates) {
+        // Gone before this provider is asked: nothing is sent, nothing charged (the hold given back below).
         if (gone.aborted) return;
-        passOver(err, c, passed, this.hide);
-        continue;
-      }
-      const remember = () => session !== undefined && this.sessions.set(`${ctx.workspace}\n${session}\n${c.model.id}`, c.slug);
-      let streamed = reply.kind === 'stream' ? reply : undefined;
-      if (reply.kind === 'json') {
-        const answer = this.answerOf(reply, c, passed);
-        if (!answer) continue;
-        // An upstream that answered a stream request whole: the caller still gets the stream it asked for.
-        if (stream) streamed = streamOf(answer);
-        else {
-          const cost = priceAnswer(answer, c, body);
-          if (metadata) Object.assign(answer, metadata());
-          remember();
-          const upstreamId = ownId(ctx, c, answer);
-          charge(cost);
-          ctx.send(200, new Serialized(JSON.stringify(answer)), { 'x-generation-id': answer.id as string });
-          keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, upstreamId, usage: answer.usage, cost: charge.charged ?? cost, finish: finishOf(answer), streamed: false, text: answerText(answer), tier: answer.service_tier });
-          return;
+        const metadata = metadataOf?.(c);
+        let reply;
+        try {
+          reply = await c.adapter.chat({ body: upstreamBody(body, c, stream), stream, signal: stream ? gone : readToEnd(gone) });
+        } catch (err) {
+          // The caller hung up: no other provider is asked (nor, above, after a held stream: a fake model hears no abort).
+          if (gone.aborted) return;
+          passOver(err, c, passed, this.hide);
+          continue;
         }
+        const remember = () => session !== undefined && this.sessions.set(`${ctx.workspace}\n${session}\n${c.model.id}`, c.slug);
+        let streamed = reply.kind === 'stream' ? reply : undefined;
+        if (reply.kind === 'json') {
+          const answer = this.answerOf(reply, c, passed);
+          if (!answer) continue;
+          // An upstream that answered a stream request whole: the caller still gets the stream it asked for.
+          if (stream) streamed = streamOf(answer);
+          else {
+            const cost = priceAnswer(answer, c, body);
+            if (metadata) Object.assign(answer, metadata());
+            remember();
+            return deliverWhole(ctx, c, asked, charge, gone, answer, cost, 'completions', { finish: finishOf(answer), text: answerText(answer), tier: answer.service_tier });
+          }
+        }
+        const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, streamed: true });
+        if (settled(await relayStream(ctx, streamed!, c, { metadata, charge, hide: this.hide, promptTokens: () => promptCount(body) }), streamed!, c, passed, remember, kept, this.hide)) return;
       }
-      const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, streamed: true });
-      if (settled(await relayStream(ctx, streamed!, c, { metadata, charge, hide: this.hide, promptTokens: () => promptCount(body) }), streamed!, c, passed, remember, kept, this.hide)) return;
+      throw allFailed(passed, metadataOf?.(undefined)());
+    } finally {
+      if (!stream) charge.release();
     }
-    throw allFailed(passed, metadataOf?.(undefined)());
   }
 
   /** The first whole answer of the candidates, each asked in turn; the ones that failed are added to `passed`. */
-  private async firstWhole(candidates: Candidate[], passed: Attempt[], ask: (c: Candidate) => Promise<UpstreamReply>, named = true): Promise<{ answer: Body; c: Candidate } | undefined> {
+  private async firstWhole(candidates: Candidate[], passed: Attempt[], ask: (c: Candidate) => Promise<UpstreamReply>, named = true, gone?: StopSignal): Promise<{ answer: Body; c: Candidate } | undefined> {
     for (const c of candidates) {
+      if (gone?.aborted) return undefined;
       let reply: UpstreamReply;
       try {
         reply = await ask(c);
@@ -192,16 +184,14 @@ export class Gateway {
     const charge = await gatewayCredits(ctx, body, '/v1/embeddings', candidates, this.estimates);
     const passed: Attempt[] = [];
     const gone = callerGone(ctx);
-    const got = await this.firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: gone }));
-    if (got) {
-      const cost = priceUsage(embeddingsUsage(got.answer, body.input), got.c);
-      const upstreamId = ownId(ctx, got.c, got.answer, 'emb');
-      charge(cost);
-      ctx.send(200, new Serialized(JSON.stringify(got.answer)), { 'x-generation-id': got.answer.id as string });
-      keepUpstreamAnswer(ctx, got.c, asked, 'embeddings', { id: got.answer.id, upstreamId, usage: got.answer.usage, cost: charge.charged ?? cost, streamed: false });
-      return;
+    charge.readsWhole();
+    try {
+      const got = await this.firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: readToEnd(gone) }), true, gone);
+      if (got) return deliverWhole(ctx, got.c, asked, charge, gone, got.answer, priceUsage(embeddingsUsage(got.answer, body.input), got.c), 'embeddings');
+      if (!gone.aborted) throw allFailed(passed);
+    } finally {
+      charge.release();
     }
-    throw allFailed(passed);
   }
 
   /** Whether a Responses request is the gateway's: it names an upstream chat model (one without `responses: true` is passed over). */
@@ -219,35 +209,37 @@ export class Gateway {
     const candidates = responsesCandidates(body, this.catalog, sticky, passed);
     const charge = await gatewayCredits(ctx, body, '/v1/responses', candidates, this.estimates);
     const gone = callerGone(ctx);
+    if (!stream) charge.readsWhole();
     const metadataOf = metadataFor(ctx.wantsRouterMetadata(), body, candidates, passed, 'responses');
-    for (const c of candidates) {
-      const metadata = metadataOf?.(c);
-      let reply: UpstreamReply;
-      try {
-        reply = await c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: gone });
-      } catch (err) {
+    try {
+      for (const c of candidates) {
         if (gone.aborted) return;
-        passOver(err, c, passed, this.hide);
-        continue;
+        const metadata = metadataOf?.(c);
+        let reply: UpstreamReply;
+        try {
+          reply = await c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: stream ? gone : readToEnd(gone) });
+        } catch (err) {
+          if (gone.aborted) return;
+          passOver(err, c, passed, this.hide);
+          continue;
+        }
+        const remember = () => session !== undefined && this.sessions.set(`${ctx.workspace}\n${session}\n${c.model.id}`, c.slug);
+        if (reply.kind === 'json') {
+          // Whole, even when a stream was asked (an upstream that answers so): the caller gets it as it came.
+          const answer = this.answerOf(reply, c, passed, false);
+          if (!answer) continue;
+          remember();
+          const cost = wholeResponse(answer, c, body);
+          if (metadata) Object.assign(answer, metadata());
+          return deliverWhole(ctx, c, asked, charge, gone, answer, cost, 'completions', { finish: responseFinish(answer.status), text: responseText(answer), tier: answer.service_tier });
+        }
+        const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, finish: responseFinish(o.finish), streamed: true });
+        if (settled(await relayResponses(ctx, reply, c, { charge, promptTokens: () => promptCount(body), hide: this.hide, metadata, asked: body }), reply, c, passed, remember, kept, this.hide)) return;
       }
-      const remember = () => session !== undefined && this.sessions.set(`${ctx.workspace}\n${session}\n${c.model.id}`, c.slug);
-      if (reply.kind === 'json') {
-        // Whole, even when a stream was asked (an upstream that answers so): the caller gets it as it came.
-        const answer = this.answerOf(reply, c, passed, false);
-        if (!answer) continue;
-        remember();
-        const cost = wholeResponse(answer, c, body);
-        if (metadata) Object.assign(answer, metadata());
-        const upstreamId = ownId(ctx, c, answer);
-        charge(cost);
-        ctx.send(200, new Serialized(JSON.stringify(answer)), { 'x-generation-id': answer.id as string });
-        keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, upstreamId, usage: answer.usage, cost: charge.charged ?? cost, finish: responseFinish(answer.status), streamed: false, text: responseText(answer), tier: answer.service_tier });
-        return;
-      }
-      const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, finish: responseFinish(o.finish), streamed: true });
-      if (settled(await relayResponses(ctx, reply, c, { charge, promptTokens: () => promptCount(body), hide: this.hide, metadata, asked: body }), reply, c, passed, remember, kept, this.hide)) return;
+      throw allFailed(passed, metadataOf?.(undefined)());
+    } finally {
+      if (!stream) charge.release();
     }
-    throw allFailed(passed, metadataOf?.(undefined)());
   }
 
   /** Whether a speech request is the gateway's: its `model` or a `models` fallback is an upstream speech model. */
