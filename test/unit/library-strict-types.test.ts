@@ -7,7 +7,8 @@ import { expect, it } from 'vitest';
 // the options @tsconfig/strictest adds. Under `exactOptionalPropertyTypes` the first line of every page's program,
 // `new RouterClient({ apiKey: process.env.ROUTER_API_KEY, … })`, was an error (a `string | undefined` given to
 // `apiKey?: string`), as were the options a program passes on from its own (`signal`, a setting it may not have);
-// `err.code` on a `RouterError`, the switch docs/library.md shows, was no property of it. Checked against the
+// `err.code` on a `RouterError`, the switch docs/library.md shows, was no property of it; a listed model's
+// `pricing`, `context_length` and `top_provider` were `unknown` (each read a cast). Checked against the
 // package's src, whose declarations the package ships; only the program's own diagnostics count.
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -25,6 +26,10 @@ export async function main(signal: AbortSignal | undefined, settings: { root?: s
   const options: PromptOptions = { system: settings.system, signal, guard, tools, onText: undefined };
   await chatModel(client, 'local/echo').conversation({ store, id: settings.id }).prompt('hi', options);
   await chatWithTools(client, { model: 'local/tools', messages: [] }, { tools: tools.tools, guard, signal, maxRounds: undefined });
+  const listed = await client.models.list();
+  const price: string | undefined = listed[0]?.pricing?.prompt;
+  const room: number | null | undefined = listed[0]?.top_provider?.max_completion_tokens ?? listed[0]?.context_length;
+  console.log(price, room, listed[0]?.architecture?.input_modalities?.includes('image'));
   try {
     await client.models.list();
   } catch (err) {
@@ -40,7 +45,7 @@ export async function main(signal: AbortSignal | undefined, settings: { root?: s
 }
 `;
 
-it('a program checked with strict, exactOptionalPropertyTypes and noUncheckedIndexedAccess passes optional settings on and switches on a RouterError\'s code', () => {
+it('a program checked with strict, exactOptionalPropertyTypes and noUncheckedIndexedAccess passes optional settings on, switches on a RouterError\'s code and reads a model\'s prices', () => {
   const file = join(ROOT, `.library-strict-types-${process.pid}.mts`);
   writeFileSync(file, PROGRAM);
   try {
