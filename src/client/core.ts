@@ -27,19 +27,19 @@ export interface RetryInfo {
 }
 
 export interface ClientOptions {
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Calls go without a key on purpose (a probe of whether an API answers at a root): not refused for want of one. */
-  keyless?: boolean;
+  keyless?: boolean | undefined;
   /** Root of the HTTP API; `{api_root}/v1` and `{api_root}/alpha` are derived from it. */
-  apiRoot?: string;
-  timeoutMs?: number;
-  maxRetries?: number;
-  userAgent?: string;
-  headers?: Record<string, string>;
-  onRetry?: (info: RetryInfo) => void;
-  dispatcher?: Dispatcher;
+  apiRoot?: string | undefined;
+  timeoutMs?: number | undefined;
+  maxRetries?: number | undefined;
+  userAgent?: string | undefined;
+  headers?: Record<string, string> | undefined;
+  onRetry?: ((info: RetryInfo) => void) | undefined;
+  dispatcher?: Dispatcher | undefined;
   /** Proxies to go through (as HTTP_PROXY, HTTPS_PROXY and NO_PROXY say); the client reads no environment itself. */
-  proxy?: ProxyOptions;
+  proxy?: ProxyOptions | undefined;
 }
 
 export type { ProxyOptions };

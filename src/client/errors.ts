@@ -6,6 +6,8 @@ import { credentialsOf } from './credentials.js';
 /** Base class of every error the client throws. */
 export class RouterError extends Error {
   override name = 'RouterError';
+  /** What went wrong, to switch on: the service's `error.code` for an `APIError`, else the client's own (each class names its). */
+  declare readonly code: number | string | undefined;
   /** How many times the request was retried before this failure was given up on (absent: it was not). */
   retries?: number;
 }

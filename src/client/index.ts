@@ -12,6 +12,7 @@ import { Activity } from './resources/activity.js';
 import { Credits } from './resources/credits.js';
 import { Raw } from './resources/raw.js';
 import { Generations } from './resources/generations.js';
+import { checkOptionNames } from './request-checks.js';
 
 export * from './errors.js';
 export * from './types.js';
@@ -38,6 +39,9 @@ export type { Raw, RawRequest } from './resources/raw.js';
 export type { Decisions } from './resources/decisions.js';
 export type { Speech, SpeechRequest, SpeechTurn, SpeechReference, SpeechStream } from './resources/speech.js';
 
+// Every option the client takes, once (the type makes a new one of ClientOptions a name here too).
+const CLIENT_OPTIONS = Object.keys({ apiKey: 1, keyless: 1, apiRoot: 1, timeoutMs: 1, maxRetries: 1, userAgent: 1, headers: 1, onRetry: 1, dispatcher: 1, proxy: 1, batches: 1 } satisfies Record<keyof (ClientOptions & { batches?: BatchPlaceOptions }), 1>);
+
 /** Typed client for the Model Routing Service API: one property per resource over one HTTP core. */
 export class RouterClient {
   readonly core: HttpCore;
@@ -62,6 +66,7 @@ export class RouterClient {
   readonly generations: Generations;
 
   constructor(opts: ClientOptions & { batches?: BatchPlaceOptions } = {}) {
+    checkOptionNames(opts, CLIENT_OPTIONS);
     this.core = new HttpCore(opts);
     this.chat = new Chat(this.core);
     this.batches = new Batches(this.core, opts.batches);

@@ -11,11 +11,11 @@ export type AgentOptions = ConstructorParameters<typeof Agent>[0];
 
 export interface ProxyOptions {
   /** For http:// API roots. */
-  httpProxy?: string;
+  httpProxy?: string | undefined;
   /** For https:// API roots. */
-  httpsProxy?: string;
+  httpsProxy?: string | undefined;
   /** Hosts (and host:port) reached directly, comma-separated, as NO_PROXY. */
-  noProxy?: string;
+  noProxy?: string | undefined;
 }
 
 /** The code of the error a proxy that does not answer a tunnel's CONNECT in time fails with. */

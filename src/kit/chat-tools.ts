@@ -22,19 +22,19 @@ export interface ChatToolsOptions {
   /** The tools the model may call: a ToolSet, or tools by name. */
   tools: ToolSet | Map<string, Tool>;
   /** Checks each round before it is sent, and records what it cost; its hold is released when the loop ends. */
-  guard?: SpendGuard;
+  guard?: SpendGuard | undefined;
   /** Rounds of tool calls at most (8 if absent). */
-  maxRounds?: number;
-  signal?: AbortSignal;
+  maxRounds?: number | undefined;
+  signal?: AbortSignal | undefined;
   /** Each tool call ends after this long. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** The bound of all results of the loop together. */
-  results?: ResultBudget;
-  approve?: (call: ToolCallRequest) => Promise<boolean>;
+  results?: ResultBudget | undefined;
+  approve?: ((call: ToolCallRequest) => Promise<boolean>) | undefined;
   /** Told of each answer and each call run. */
-  on?: { answer?(completion: ChatCompletion, round: number): void; call?(call: ToolCallRequest, outcome: CallOutcome): void };
+  on?: { answer?(completion: ChatCompletion, round: number): void; call?(call: ToolCallRequest, outcome: CallOutcome): void } | undefined;
   /** How the ledger names the work (its `command`): `kit` if absent. */
-  command?: string;
+  command?: string | undefined;
 }
 
 export interface ChatToolsResult {

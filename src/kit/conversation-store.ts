@@ -78,9 +78,9 @@ const summarize = (c: ConversationRecord): ConversationSummary => ({
 
 export interface StoreOptions {
   /** The folder of the conversations; default: `conversations` in the state folder `env` names. */
-  dir?: string;
+  dir?: string | undefined;
   /** Where the state folder is found (`ROUTER_STATE_DIR`, `XDG_STATE_HOME`, `HOME`); default: `process.env`. */
-  env?: NodeJS.ProcessEnv;
+  env?: NodeJS.ProcessEnv | undefined;
 }
 
 export class ConversationStore {

@@ -13,11 +13,11 @@ import { promptTurn, runPrompt, type PromptOptions, type PromptResponse, type Sc
 
 export interface ConversationOptions {
   /** Where the conversation is kept after each turn (none: held in memory only). */
-  store?: ConversationStore;
+  store?: ConversationStore | undefined;
   /** Its id: a kept one of that id is taken up, else a new one gets it. */
-  id?: string;
+  id?: string | undefined;
   /** Take up the conversation kept last (a new one when there is none). */
-  last?: boolean;
+  last?: boolean | undefined;
 }
 
 export class ChatModel {

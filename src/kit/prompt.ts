@@ -23,38 +23,38 @@ import { counted } from '../internal/counted.js';
 
 export interface PromptOptions {
   /** The model of this prompt, when it is not the conversation's (a conversation keeps attachments by reference, so any model reads it). */
-  model?: string;
+  model?: string | undefined;
   /** The system message (replaces a conversation's). */
-  system?: string;
-  attachments?: Attachment[];
+  system?: string | undefined;
+  attachments?: Attachment[] | undefined;
   /** A JSON schema the answer must follow (an object, or one made ready by `answerSchema`). */
-  schema?: AnswerSchema | Record<string, unknown>;
+  schema?: AnswerSchema | Record<string, unknown> | undefined;
   /** Tools the model may call: a `ToolSet` (left open) or tools (a set made and closed for this prompt). */
-  tools?: ToolSet | Tool[];
+  tools?: ToolSet | Tool[] | undefined;
   /** The most rounds of tool calls (default 8); one more is a `ToolCallsError` (`max_rounds`). */
-  maxToolRounds?: number;
+  maxToolRounds?: number | undefined;
   /** Each tool call ends after this long (default 300,000 ms). */
-  toolTimeoutMs?: number;
+  toolTimeoutMs?: number | undefined;
   /** The most bytes of all tool results of this prompt together (default 64 MiB). */
-  resultsBytes?: number;
+  resultsBytes?: number | undefined;
   /** Asked before each tool call: false tells the model the call was declined. */
-  approve?: (call: ToolCallRequest) => Promise<boolean>;
+  approve?: ((call: ToolCallRequest) => Promise<boolean>) | undefined;
   /** Images tool results hold, sent on to the model (only to one that takes image input); default false. */
-  toolImages?: boolean;
+  toolImages?: boolean | undefined;
   /** More of the request: `temperature`, `max_completion_tokens`, `provider`, … */
-  request?: Omit<Partial<ChatCompletionRequest>, 'messages' | 'model' | 'tools' | 'response_format'>;
-  signal?: AbortSignal;
+  request?: Omit<Partial<ChatCompletionRequest>, 'messages' | 'model' | 'tools' | 'response_format'> | undefined;
+  signal?: AbortSignal | undefined;
   /**
    * Checks each request (each round of a tool loop) before it is sent, held to what the cap and budgets have left,
    * and records what it cost: a round that could pass them is not sent (a `SpendError`). Released when the prompt ends.
    */
-  guard?: SpendGuard;
+  guard?: SpendGuard | undefined;
   /** Called before each request (each round of a tool loop) with the cost so far in credits: throw to stop. */
-  beforeRequest?: (request: ChatCompletionRequest, spent: number) => void | Promise<void>;
+  beforeRequest?: ((request: ChatCompletionRequest, spent: number) => void | Promise<void>) | undefined;
   /** Streams the answer: called with each piece of its text as it arrives (the answer resolves whole as well). */
-  onText?: (text: string) => void;
+  onText?: ((text: string) => void) | undefined;
   /** Called after each tool call with what came of it. */
-  onToolCall?: (call: ToolCallRequest, outcome: CallOutcome) => void;
+  onToolCall?: ((call: ToolCallRequest, outcome: CallOutcome) => void) | undefined;
 }
 
 export interface PromptResponse {

@@ -14,14 +14,14 @@ export interface ToolDeclaration {
 
 export interface ToolSetOptions {
   /** Tools the model may call that router does not run (the caller does: exit 11 in the CLI). */
-  declared?: ToolDeclaration[];
-  tools?: Tool[];
+  declared?: ToolDeclaration[] | undefined;
+  tools?: Tool[] | undefined;
   /** MCP servers: command lines or http(s) URLs. */
-  mcp?: string[];
+  mcp?: string[] | undefined;
   /** The environment of stdio servers (use `toolEnv()`). */
-  env?: Record<string, string>;
-  startTimeoutMs?: number;
-  signal?: AbortSignal;
+  env?: Record<string, string> | undefined;
+  startTimeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 const apiName = (name: string) => name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);

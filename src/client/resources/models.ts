@@ -2,9 +2,19 @@ import { Resource, type CallOptions } from './shared.js';
 import { SHAPES } from '../answer-shape.js';
 import { ProtocolError } from '../errors.js';
 
+/** A model as the official OpenAPI describes it; optional here, as a gateway or an older service may leave one out. */
 export interface Model {
   id: string;
   name?: string;
+  canonical_slug?: string;
+  created?: number;
+  description?: string;
+  context_length?: number | null;
+  /** USD a token (`prompt`, `completion`), an image, a request, …, as decimal strings. */
+  pricing?: { prompt: string; completion: string; [price: string]: string | undefined };
+  architecture?: { modality?: string; input_modalities?: string[]; output_modalities?: string[]; tokenizer?: string; instruct_type?: string | null };
+  top_provider?: { context_length?: number | null; max_completion_tokens?: number | null; is_moderated?: boolean };
+  supported_parameters?: string[];
   [key: string]: unknown;
 }
 

@@ -6,17 +6,17 @@ import { EventSplitter, type FastPath, type SSEEvent } from '../sse.js';
 
 /** Per-call options shared by every resource method. */
 export interface CallOptions {
-  signal?: AbortSignal;
-  timeoutMs?: number;
+  signal?: AbortSignal | undefined;
+  timeoutMs?: number | undefined;
   /** Sent as `x-session-id`; a `session_id` in the body wins on the server. */
-  sessionId?: string;
+  sessionId?: string | undefined;
   /**
    * Opt in to routing metadata on chat and Responses answers: sends api.md's legacy header and the
    * deployed service's `X-OpenRouter-Metadata`; the answer carries `router_metadata` or
    * `openrouter_metadata` (routingMetadata() reads either).
    */
-  routerMetadata?: boolean;
-  headers?: Record<string, string>;
+  routerMetadata?: boolean | undefined;
+  headers?: Record<string, string> | undefined;
 }
 
 /** Options of a call the service charges whose answer comes whole. */
@@ -25,7 +25,7 @@ export interface AnsweringOptions extends CallOptions {
    * Called with the answer's generation id as its head arrives (an `x-generation-id` header, which
    * `router serve` sends), before its body: a caller killed while the body comes can still be reconciled by it.
    */
-  answering?: (generationId: string) => void;
+  answering?: ((generationId: string) => void) | undefined;
 }
 
 /** The call options less `answering`, and the request's `onHead` that hands `answering` the head's generation id. */

@@ -39,25 +39,25 @@ export interface SpendGuardOptions {
   /** The prices of these models, or a sentence saying why there are none; `refresh` asks for the list afresh. */
   prices: (models: string[], refresh: boolean) => Promise<Pricing[] | string>;
   /** Where the ledger and the holds live (ROUTER_STATE_DIR, XDG_STATE_HOME); the process's environment if absent. */
-  env?: NodeJS.ProcessEnv;
+  env?: NodeJS.ProcessEnv | undefined;
   /** The most the work may cost, in USD. */
-  maxCost?: number;
+  maxCost?: number | undefined;
   /** The daily and monthly budgets and the profile they count for (the ledger's records of it). */
-  budgets?: BudgetSettings;
-  ignoreBudget?: boolean;
+  budgets?: BudgetSettings | undefined;
+  ignoreBudget?: boolean | undefined;
   /** Whether this work's calls go to the ledger (`record`); by default when budgets are given. False: the budgets cannot be kept, and nothing is held. */
-  recorded?: boolean;
+  recorded?: boolean | undefined;
   /** Bound the call even without a cap (a dry run): nothing is held then. */
-  estimate?: boolean;
-  signal?: AbortSignal;
-  on?: SpendEvents;
+  estimate?: boolean | undefined;
+  signal?: AbortSignal | undefined;
+  on?: SpendEvents | undefined;
   /**
    * Makes the holds (the CLI's also go at the process's exit); `call` says what is held for, should its process be killed;
    * `ignoreBudget` (the guard's words) is how the hold's refusal names the way past the budgets.
    */
-  newHold?: (env: NodeJS.ProcessEnv, profile: string, usd: number, call: HoldCall, ignoreBudget: string) => BudgetHold;
+  newHold?: ((env: NodeJS.ProcessEnv, profile: string, usd: number, call: HoldCall, ignoreBudget: string) => BudgetHold) | undefined;
   /** How refusals name what was set: the program's options by default, the CLI's flags from the CLI. */
-  words?: SpendWords;
+  words?: SpendWords | undefined;
 }
 
 /** The names a refusal gives the cap, the way past a budget, and whose calls spent what is taken off the cap. */

@@ -1,0 +1,65 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import ts from 'typescript';
+import { expect, it } from 'vitest';
+
+// A TypeScript program as a newcomer who checks strictly writes it (n12, the 21st newcomer pass): `strict`, and
+// the options @tsconfig/strictest adds. Under `exactOptionalPropertyTypes` the first line of every page's program,
+// `new RouterClient({ apiKey: process.env.ROUTER_API_KEY, … })`, was an error (a `string | undefined` given to
+// `apiKey?: string`), as were the options a program passes on from its own (`signal`, a setting it may not have);
+// `err.code` on a `RouterError`, the switch docs/library.md shows, was no property of it; a listed model's
+// `pricing`, `context_length` and `top_provider` were `unknown` (each read a cast). Checked against the
+// package's src, whose declarations the package ships; only the program's own diagnostics count.
+const ROOT = resolve(import.meta.dirname, '..', '..');
+
+const PROGRAM = `
+import { RouterClient, RouterError, type CallOptions } from './src/client/index.js';
+import { chatModel, chatWithTools, ConversationStore, serviceListPrices, SpendGuard, ToolSet, type PromptOptions } from './src/kit/index.js';
+
+export async function main(signal: AbortSignal | undefined, settings: { root?: string; timeout?: number; system?: string; cap?: number; id?: string; dir?: string }) {
+  const client = new RouterClient({ apiKey: process.env.ROUTER_API_KEY, apiRoot: process.env.ROUTER_API_ROOT ?? settings.root, timeoutMs: settings.timeout, maxRetries: undefined, proxy: { httpProxy: process.env.HTTP_PROXY } });
+  const call: CallOptions = { signal, timeoutMs: settings.timeout };
+  await client.chat.create({ model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] }, { ...call, answering: undefined });
+  const guard = new SpendGuard({ prices: serviceListPrices(client), maxCost: settings.cap, env: process.env, signal });
+  const store = new ConversationStore({ dir: settings.dir });
+  const tools = await ToolSet.open({ mcp: undefined, tools: [], signal });
+  const options: PromptOptions = { system: settings.system, signal, guard, tools, onText: undefined };
+  await chatModel(client, 'local/echo').conversation({ store, id: settings.id }).prompt('hi', options);
+  await chatWithTools(client, { model: 'local/tools', messages: [] }, { tools: tools.tools, guard, signal, maxRounds: undefined });
+  const listed = await client.models.list();
+  const price: string | undefined = listed[0]?.pricing?.prompt;
+  const room: number | null | undefined = listed[0]?.top_provider?.max_completion_tokens ?? listed[0]?.context_length;
+  console.log(price, room, listed[0]?.architecture?.input_modalities?.includes('image'));
+  try {
+    await client.models.list();
+  } catch (err) {
+    if (!(err instanceof RouterError)) throw err;
+    const code: number | string | undefined = err.code;
+    switch (err.code) {
+      case 'refused':
+      case 401:
+        return code;
+    }
+  }
+  return undefined;
+}
+`;
+
+it('a program checked with strict, exactOptionalPropertyTypes and noUncheckedIndexedAccess passes optional settings on, switches on a RouterError\'s code and reads a model\'s prices', () => {
+  const file = join(ROOT, `.library-strict-types-${process.pid}.mts`);
+  writeFileSync(file, PROGRAM);
+  try {
+    const program = ts.createProgram([file], {
+      module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true,
+      exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, noImplicitOverride: true, noEmit: true, types: ['node'],
+    });
+    const own = program.getSourceFile(file)!;
+    const errors = [...program.getSyntacticDiagnostics(own), ...program.getSemanticDiagnostics(own)].map((d) => {
+      const { line } = own.getLineAndCharacterOfPosition(d.start ?? 0);
+      return `line ${line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ').slice(0, 300)}`;
+    });
+    expect(errors).toEqual([]);
+  } finally {
+    rmSync(file, { force: true });
+  }
+}, 300_000);
