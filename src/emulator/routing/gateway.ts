@@ -21,6 +21,7 @@ import { promptCount } from './hang-up.js';
 import { relayResponses, wholeResponse } from './responses.js';
 import { responsesCandidates } from './responses-candidates.js';
 import { speakThrough } from './speech.js';
+import { embedThrough } from './embed.js';
 import { upstreamBody } from './upstream-body.js';
 import { refusalOf, wholeAnswer } from './answer-shape.js';
 import { answerText, finishOf, ownId, keepUpstreamAnswer, responseFinish, responseText, type Asked, type UpstreamAnswer } from './kept.js';
@@ -177,31 +178,14 @@ export class Gateway {
     return answer;
   }
 
-  /** Whether an embeddings request is the gateway's: it names an upstream embedding model. */
+  /** Whether an embeddings request is the gateway's: its `model` or a `models` fallback is an upstream embedding model. */
   takesEmbeddings(body: Body): boolean {
-    return typeof body.model === 'string' && this.embeddingIds.has(body.model);
+    return modelChain(body).some((id) => this.embeddingIds.has(id));
   }
 
-  /** `POST /v1/embeddings` for an upstream model: its providers in turn, as chat's; usage priced and charged. */
-  async embed(ctx: Ctx, body: Body): Promise<void> {
-    if (body.input === undefined || body.input === null) throw new HttpError(400, 'input is required', 'invalid_request');
-    const candidates = candidatesFor(body, this.catalog, undefined, 'embedding').filter((c) => c.adapter.embeddings);
-    if (!candidates.length) throw noEndpoints(body, this.catalog, 'embedding', (c) => !!c.adapter.embeddings);
-    const asked: Asked = { startedAt: ctx.store.now(), user: body.user, sessionId: ctx.sessionId(body) };
-    if (asked.sessionId && asked.sessionId.length > 256) throw new HttpError(400, 'session_id must be at most 256 characters', 'invalid_request');
-    const charge = await gatewayCredits(ctx, body, '/v1/embeddings', candidates, this.estimates);
-    const passed: Attempt[] = [];
-    const gone = callerGone(ctx);
-    const got = await this.firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: gone }));
-    if (got) {
-      const cost = priceUsage(embeddingsUsage(got.answer, body.input), got.c);
-      const upstreamId = ownId(ctx, got.c, got.answer, 'emb');
-      charge(cost);
-      ctx.send(200, new Serialized(JSON.stringify(got.answer)), { 'x-generation-id': got.answer.id as string });
-      keepUpstreamAnswer(ctx, got.c, asked, 'embeddings', { id: got.answer.id, upstreamId, usage: got.answer.usage, cost: charge.charged ?? cost, streamed: false });
-      return;
-    }
-    throw allFailed(passed);
+  /** `POST /v1/embeddings` for an upstream model (routing/embed.ts). */
+  embed(ctx: Ctx, body: Body): Promise<void> {
+    return embedThrough(ctx, body, this.catalog, this.estimates, (candidates, passed, ask) => this.firstWhole(candidates, passed, ask));
   }
 
   /** Whether a Responses request is the gateway's: it names an upstream chat model (one without `responses: true` is passed over). */
