@@ -102,6 +102,7 @@ _router_complete() {
     'collections path|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'speak|--model') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
     'speak|-m') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
+    'speak|--models') COMPREPLY=( $(compgen -W "$(router __complete model-ids 2>/dev/null)" -- "$cur") ); return ;;
     'speak|--format') COMPREPLY=( $(compgen -W 'mp3 pcm' -- "$cur") ); return ;;
     'speak|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'speak|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
@@ -288,7 +289,7 @@ _router_complete() {
     'collections list') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
     'collections delete') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='dynamic:collections' ;;
     'collections path') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
-    'speak') subs=''; flags='--session --user --voice --model -m --format --speed --instructions --output -o --turns --reference-audio --reference-text --reference-image --json --max-cost --dry-run --ignore-budget --usage --router-metadata --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
+    'speak') subs=''; flags='--session --user --voice --model -m --models --format --speed --instructions --output -o --turns --reference-audio --reference-text --reference-image --json --max-cost --dry-run --ignore-budget --usage --provider-only --provider-order --provider-ignore --no-fallbacks --router-metadata --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
     'decide') subs=''; flags='--session --user --state --state-text --questions --noul --true --false --choice --option --score --level --model -m --provider-only --provider-order --provider-ignore --no-fallbacks --json --usage --max-cost --dry-run --ignore-budget --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
     'roles') subs='list show save edit delete path'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
     'roles list') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
