@@ -21,6 +21,7 @@ providers:
   - { name: dead, base_url: "http://127.0.0.1:${dead}/v1", api_key_env: UP_KEY, responses: true, ${all} }
   - { name: refused, base_url: "${root}/v1", api_key_env: WRONG, responses: true, ${all} }
   - { name: up, base_url: "${root}/v1", api_key_env: UP_KEY, embedding_models: { test/good: local/embed } }
+  - { name: chatonly, base_url: "${root}/v1", api_key_env: UP_KEY, models: { test/chat: local/echo } }
 `, { keys: 'managementKey', env: { WRONG: 'sk-wrong-key-for-this-upstream-0123456789' } });
   const { apiKey, managementKey } = chain.gateway.store.firstKeys();
   env = { ROUTER_API_ROOT: chain.gateway.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_KEYCHAIN: 'off', ROUTER_PROFILE: '', ROUTER_MODEL: '', NO_COLOR: '', ROUTER_CONFIG_DIR: join(chain.dir, 'config'), ROUTER_STATE_DIR: join(chain.dir, 'state') };
@@ -91,5 +92,33 @@ describe('embeddings through the gateway walk model, then models', () => {
     const got = await embed({ model: 'local/embed', models: ['test/good'], provider: { only: ['up'] } });
     expect(got.status, JSON.stringify(got.body)).toBe(200);
     expect([got.body.model, got.body.provider]).toEqual(['test/good', 'up']);
+  });
+});
+
+// The 502's words listed the ids no provider was asked for (an unknown id; for Responses, a chat-only model)
+// first, as if they were attempts: now the providers asked come first, what each said, then those passed over, said as such.
+describe("a gateway 502's message", () => {
+  const ask = async (path: string, body: Record<string, unknown>) => {
+    const res = await fetch(`${chain.gateway.apiRoot}/v1/${path}`, { method: 'POST', headers: { authorization: `Bearer ${chain.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: res.status, message: ((await res.json()) as { error: { message: string } }).error.message };
+  };
+  const asked = `dead: connection refused (ECONNREFUSED); ${refusedWhy}`;
+
+  it('names the providers asked first, then the ids passed over (Responses)', async () => {
+    expect(await ask('responses', { model: 'test/chat', models: ['nosuch/model', 'test/m'], input: 'hi' })).toEqual({
+      status: 502,
+      message: `All providers for the requested models are unavailable: ${asked}; passed over, no provider asked: nosuch/model is not a valid model ID; chatonly: test/chat has no Responses API here (no responses: true); /v1/chat/completions serves it`,
+    });
+  });
+
+  it('names the providers asked first, then the ids passed over (chat, embeddings)', async () => {
+    expect(await ask('chat/completions', { model: 'nosuch/model', models: ['test/m'], messages: [{ role: 'user', content: 'hi' }] })).toEqual({
+      status: 502,
+      message: `All providers for the requested models are unavailable: ${asked}; passed over, no provider asked: nosuch/model is not a valid model ID`,
+    });
+    expect(await ask('embeddings', { model: 'nosuch/model', models: ['test/e'], input: 'hi' })).toEqual({
+      status: 502,
+      message: `All providers for the requested models are unavailable: ${asked}; passed over, no provider asked: nosuch/model is not a valid model ID`,
+    });
   });
 });
