@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { waitBound } from '../support/until.js';
 import { startGatewayChain, type GatewayChain } from '../support/gateway-chain.js';
 import { deadPort } from '../support/upstreams.js';
 import { runCliInProcess } from '../support/cli-env.js';
@@ -120,5 +121,22 @@ describe("a gateway 502's message", () => {
       status: 502,
       message: `All providers for the requested models are unavailable: ${asked}; passed over, no provider asked: nosuch/model is not a valid model ID`,
     });
+  });
+});
+
+// A batch's Responses request dropped the chat-only models of its chain (and ids naming no model) unsaid: its
+// result's error named only the providers asked. Now it names them after those, as a request's 502 does.
+describe("a batch's Responses request whose every provider failed", () => {
+  it('names the chat-only model it passed over in its result error', async () => {
+    const call = async (path: string, body?: unknown) => (await fetch(`${chain.gateway.apiRoot}${path}`, { method: body ? 'POST' : 'GET', headers: { authorization: `Bearer ${chain.key}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined })).json() as Promise<any>;
+    const created = await call('/v1/batches', { endpoint: '/v1/responses', model: 'test/m', completion_window: '24h', requests: [{ custom_id: 'r0', body: { models: ['test/chat'], input: 'hi' } }] });
+    expect(created.id, JSON.stringify(created)).toMatch(/^batch_/);
+    let seen: any;
+    await vi.waitFor(async () => {
+      seen = await call(`/v1/batches/${created.id}`);
+      expect(['completed', 'failed']).toContain(seen.status);
+    }, { timeout: waitBound(), interval: 50 });
+    const error = seen.results[0].response.body.error.message as string;
+    expect(error).toMatch(/^All providers for the requested models are unavailable: dead: .*; refused: .*; passed over, no provider asked: chatonly: test\/chat has no Responses API here \(no responses: true\); \/v1\/chat\/completions serves it$/);
   });
 });

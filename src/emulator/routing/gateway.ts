@@ -254,10 +254,10 @@ export class Gateway {
    * again after a pause while all failed (RETRY_PAUSES_MS); usage priced, not charged (the batch is, at its end).
    */
   async complete(body: Body, endpoint = '/v1/chat/completions', served: { provider?: string } = {}): Promise<Body> {
-    const { how, asked, candidates } = batchCandidates(body, endpoint, this.catalog);
+    const passed: Attempt[] = [];
+    const { how, asked, candidates } = batchCandidates(body, endpoint, this.catalog, passed);
     if (endpoint === '/v1/chat/completions') validateChat(body);
     if (!candidates.length) throw noEndpoints(body, this.catalog, how.kind, (c) => !!how.call(c.adapter));
-    const passed: Attempt[] = [];
     for (const pause of [0, ...RETRY_PAUSES_MS]) {
       if (pause && !(await pauseAfter(pause, passed))) break;
       const ask = (c: Candidate) => how.call(c.adapter)!.call(c.adapter, { body: upstreamBody(asked, c, false), stream: false, signal: AbortSignal.timeout(10 * 60_000) });
