@@ -201,6 +201,9 @@ export interface EmbeddingResponse {
   model: string;
   data: { object: 'embedding'; index: number; embedding: number[] | string }[];
   usage: { prompt_tokens: number; total_tokens: number; cost?: number };
+  /** A gateway's routing (`router serve --providers`), when asked with `routerMetadata`. */
+  router_metadata?: RouterMetadata;
+  openrouter_metadata?: RouterMetadata;
 }
 
 export interface DecisionAnswerNoul {

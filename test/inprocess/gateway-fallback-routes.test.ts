@@ -126,7 +126,7 @@ describe('Responses fall back at run time', () => {
         const res = await call(off.gateway, path, body, k);
         expect(res.status).toBe(502);
         const answer = (await res.json()) as any;
-        expect(answer.error.message).toMatch(/^All providers .*: local\/(echo|tts) is not a valid model ID; five: HTTP 503/);
+        expect(answer.error.message).toMatch(/^All providers .*: five: HTTP 503 .*; passed over, no provider asked: local\/(echo|tts) is not a valid model ID$/);
         expect(tried(answer.router_metadata)).toEqual(['five x', 'none x']);
       }
     } finally {

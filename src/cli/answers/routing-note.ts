@@ -12,3 +12,25 @@ export function noteRouting(io: IO, answer: { router_metadata?: unknown; openrou
   if (pipeline.length) io.note(`router: pipeline: ${pipeline.map((s) => `${String(s.type)} ${String(s.name)}${s.summary ? `: ${String(s.summary)}` : ''}`).join('; ')}`);
   return true;
 }
+
+/**
+ * An error answer's routing metadata (a gateway's failure, asked with --router-metadata): one line each
+ * provider tried, and why it failed when the metadata says (`router_metadata`'s `error`; the deployed
+ * shape's `status`). Under either name, as both are when both were asked: the words of the richer one.
+ */
+export function noteFailedAttempts(io: IO, body: unknown): void {
+  if (!body || typeof body !== 'object') return;
+  const { router_metadata: router, openrouter_metadata: openrouter } = body as Record<string, unknown>;
+  const words = attemptsOf(router);
+  const statuses = attemptsOf(openrouter);
+  const attempts = words.length ? words : statuses;
+  attempts.forEach((a, i) => {
+    const why = typeof a.error === 'string' ? `: ${a.error}` : typeof (statuses[i] ?? a).status === 'number' ? ` (${String((statuses[i] ?? a).status)})` : '';
+    io.note(`router: attempt ${i + 1}: ${String(a.model)} via ${String(a.provider)} ${a.ok === true || (statuses[i] ?? a).status === 200 ? 'answered' : 'failed'}${why}`);
+  });
+}
+
+function attemptsOf(m: unknown): Record<string, unknown>[] {
+  const attempts = m && typeof m === 'object' ? (m as { attempts?: unknown }).attempts : undefined;
+  return Array.isArray(attempts) ? attempts.filter((a): a is Record<string, unknown> => !!a && typeof a === 'object') : [];
+}

@@ -4,7 +4,7 @@ import { usageLine } from '../io/output.js';
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
 import type { FlagValues } from '../flags/flags.js';
-import { integerIn, modelFlag, nonEmpty, OPEN_USER_FLAG, OUTPUT_FLAGS, PROVIDER_FLAGS } from '../flags/options.js';
+import { GENERATION_FLAGS, integerIn, modelFlag, nonEmpty, OPEN_USER_FLAG, OUTPUT_FLAGS, PROVIDER_FLAGS, ROUTING_FLAGS } from '../flags/options.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { boundNote, guardSpend, FIXED_SPEND_FLAGS } from '../spend/spend-guard.js';
 import { providerFrom, readTextFile, textFromArgs } from '../io/input.js';
@@ -19,6 +19,7 @@ const PER_REQUEST = 2048;
 const FLAGS = {
   file: { flags: '--file <file>', help: 'inputs, one per line ("-" for stdin)' },
   model: modelFlag("embedding model, <author>/<slug> (default: ROUTER_EMBED_MODEL, else the profile's embed_model)"),
+  models: GENERATION_FLAGS.models,
   dimensions: { flags: '--dimensions <n>', help: 'output dimensions (>= 1)', parse: integerIn(1) },
   encodingFormat: { flags: '--encoding-format <format>', help: 'wire encoding of the vectors', choices: ['float', 'base64'] },
   raw: { flags: '--raw', help: 'with --encoding-format base64: keep the base64 strings' },
@@ -26,6 +27,7 @@ const FLAGS = {
   user: OPEN_USER_FLAG,
   providerOnly: PROVIDER_FLAGS.providerOnly,
   fallbacks: PROVIDER_FLAGS.fallbacks,
+  routerMetadata: ROUTING_FLAGS.routerMetadata,
   json: { flags: '--json', help: 'print the embedding response (the default)' },
   usage: OUTPUT_FLAGS.usage,
   jsonl: { flags: '--jsonl', help: 'print one {"index", "input", "embedding"} per line' },
@@ -42,7 +44,7 @@ type EmbedOpts = FlagValues<typeof FLAGS>;
 export const embed = defineCommand({
   name: 'embed',
   logsUsage: true,
-  jsonFields: ['object', 'data', 'model', 'usage', 'id', 'index', 'input', 'embedding'],
+  jsonFields: ['object', 'data', 'model', 'usage', 'id', 'index', 'input', 'embedding', 'router_metadata', 'openrouter_metadata'],
   summary: 'embed texts as vectors',
   description: 'Create embeddings: one input per argument, or one per line of --file (plain text, or JSONL of strings or {"input": …}).',
   args: [{ name: '[texts...]', help: 'texts to embed; "-" or nothing reads stdin (one input per line)' }],
@@ -113,6 +115,7 @@ async function runEmbed(ctx: RunContext<EmbedOpts>, args: string[]): Promise<voi
   const bodyOf = (part: string[]) => ({
     input: part.length === 1 && inputs.length === 1 ? part[0]! : part,
     model: opts.model!,
+    ...(opts.models ? { models: opts.models } : {}),
     ...(opts.dimensions !== undefined ? { dimensions: opts.dimensions } : {}),
     ...(opts.encodingFormat ? { encoding_format: opts.encodingFormat } : {}),
     ...(opts.inputType ? { input_type: opts.inputType } : {}),
@@ -120,7 +123,7 @@ async function runEmbed(ctx: RunContext<EmbedOpts>, args: string[]): Promise<voi
     ...(providerFrom(opts) ? { provider: providerFrom(opts) } : {}),
   });
   const requests = Math.ceil(inputs.length / opts.perRequest);
-  const guard = await guardSpend(ctx, connected, { body: bodyOf(inputs), models: [opts.model], completes: false, requests }).catch(async (err) => {
+  const guard = await guardSpend(ctx, connected, { body: bodyOf(inputs), models: [opts.model, ...(opts.models ?? [])], completes: false, requests }).catch(async (err) => {
     await client.close();
     throw err;
   });
@@ -134,7 +137,8 @@ async function runEmbed(ctx: RunContext<EmbedOpts>, args: string[]): Promise<voi
   try {
     for (let from = 0; from < inputs.length; from += opts.perRequest) {
       const part = inputs.slice(from, from + opts.perRequest);
-      const res = await client.embeddings.create(bodyOf(part), { signal, answering: (id) => ctx.answering(id, '/v1/embeddings') });
+      const res = await client.embeddings.create(bodyOf(part), { signal, routerMetadata: opts.routerMetadata, answering: (id) => ctx.answering(id, '/v1/embeddings') });
+      if (opts.routerMetadata && !opts.json) (await import('../answers/routing-note.js')).noteRouting(io, res);
       ctx.logUsage({ endpoint: '/v1/embeddings', model: res.model ?? opts.model, ...(res.id ? { id: res.id } : {}), ...usageFields(res.usage as unknown as Record<string, unknown>) });
       checkOneVectorEach(res.data, part.length);
       for (const d of res.data) {

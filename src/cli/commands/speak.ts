@@ -3,10 +3,10 @@ import type { SpeechReference, SpeechRequest, SpeechTurn } from '../../client/re
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
 import type { FlagValues } from '../flags/flags.js';
-import { anyNumber, collect, collectNonEmpty, modelFlag, nonEmpty, ROUTING_FLAGS, SESSION_FLAGS } from '../flags/options.js';
+import { anyNumber, collect, collectNonEmpty, GENERATION_FLAGS, modelFlag, nonEmpty, PROVIDER_FLAGS, ROUTING_FLAGS, SESSION_FLAGS } from '../flags/options.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { boundNote, guardSpend, FIXED_SPEND_FLAGS } from '../spend/spend-guard.js';
-import { readFileFor, readJsonFile, textFromArgs } from '../io/input.js';
+import { providerFrom, readFileFor, readJsonFile, textFromArgs } from '../io/input.js';
 import type { Connected } from '../context.js';
 import { costText } from '../../internal/round-cost.js';
 import { atExit } from '../../internal/exit-hooks.js';
@@ -19,6 +19,7 @@ const FLAGS = {
   ...SESSION_FLAGS,
   voice: { flags: '--voice <id>', help: "voice id (provider-specific; default: ROUTER_VOICE, else the profile's voice)", parse: nonEmpty },
   model: modelFlag("speech model, <author>/<slug> (default: ROUTER_SPEECH_MODEL, else the profile's speech_model)"),
+  models: GENERATION_FLAGS.models,
   format: { flags: '--format <format>', help: "audio format (default: from -o's extension, else mp3)", choices: ['mp3', 'pcm'] },
   speed: { flags: '--speed <x>', help: 'speaking speed, 1 = normal (honored by models with speed control; the others accept only 1)', parse: anyNumber },
   instructions: { flags: '--instructions <text>', help: 'delivery instructions: tone, pacing, emotion', parse: nonEmpty },
@@ -30,6 +31,7 @@ const FLAGS = {
   json: { flags: '--json', help: 'with -o: print {"file", "bytes", "content_type"}' },
   ...FIXED_SPEND_FLAGS,
   usage: { flags: '--usage', help: 'print the audio\'s size and cost to stderr (the cost from the service\'s record of the generation)' },
+  ...PROVIDER_FLAGS,
   routerMetadata: ROUTING_FLAGS.routerMetadata,
 } as const;
 
@@ -164,6 +166,9 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
   if (refs) req.input_references = refs;
   if (opts.session) req.session_id = opts.session;
   if (opts.user) req.user = opts.user;
+  if (opts.models) req.models = opts.models;
+  const provider = providerFrom(opts);
+  if (provider) req.provider = provider;
   if (toFile) refuseOverInput('-o', opts.output!, [opts.turns, opts.referenceImage, ...(opts.referenceAudio ?? [])]);
   const file = toFile ? OutputFile.open(opts.output!) : undefined;
   const connected = await connect({ management: true }).catch((err) => {
@@ -171,7 +176,7 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
     throw err;
   });
   const { client } = connected;
-  const guard = await guardSpend(ctx, connected, { body: req as unknown as Record<string, unknown>, models: [req.model], completes: false }).catch(async (err) => {
+  const guard = await guardSpend(ctx, connected, { body: req as unknown as Record<string, unknown>, models: [req.model, ...(req.models ?? [])], completes: false }).catch(async (err) => {
     file?.abortSync();
     await client.close();
     throw err;

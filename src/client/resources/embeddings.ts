@@ -5,6 +5,8 @@ import { SHAPES } from '../answer-shape.js';
 export interface EmbeddingsRequest {
   input: string | string[] | number[] | number[][] | unknown[];
   model: string;
+  /** Fallback models, tried in order after `model` (a gateway's; the service's embeddings take no such list). */
+  models?: string[];
   dimensions?: number;
   encoding_format?: 'float' | 'base64';
   input_type?: string;
@@ -25,6 +27,6 @@ export class Embeddings extends Resource {
   /** `answering`: as chat.create's, the answer's generation id as its head arrives. */
   create(params: EmbeddingsRequest, opts: AnsweringOptions = {}): Promise<EmbeddingResponse> {
     const [call, head] = answeringHead(opts);
-    return this.request('POST', '/embeddings', { signal: call.signal, timeoutMs: call.timeoutMs, headers: call.headers }, { body: params, retry: 'paid', ...head }, SHAPES.embeddings);
+    return this.request('POST', '/embeddings', { signal: call.signal, timeoutMs: call.timeoutMs, headers: call.headers, routerMetadata: call.routerMetadata }, { body: params, retry: 'paid', ...head }, SHAPES.embeddings);
   }
 }

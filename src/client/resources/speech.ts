@@ -15,6 +15,8 @@ export type SpeechReference =
 export interface SpeechRequest {
   input: string | SpeechTurn[];
   model: string;
+  /** Fallback models, tried in order after `model` (a gateway's and the emulator's; the spec shows none for speech). */
+  models?: string[];
   voice: string;
   /** `pcm` (16-bit little-endian samples, `audio/pcm`) when absent, as the service's default. */
   response_format?: 'mp3' | 'pcm';

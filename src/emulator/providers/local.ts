@@ -4,6 +4,7 @@ import { chatCompletionText, chatUsage, genId, planChat } from '../resources/cha
 import { richDeltas } from '../models/rich-chat.js';
 import { planResponses, responseEvents } from '../resources/responses.js';
 import { audioOf, planSpeech } from '../resources/speech.js';
+import { planEmbeddings } from '../resources/embeddings.js';
 import { Serialized } from '../http/serialized.js';
 import type { AudioReply, ProviderAdapter, ProviderModel, UpstreamChat, UpstreamReply } from './types.js';
 import { ProviderFailure } from './types.js';
@@ -25,7 +26,7 @@ export class LocalModels implements ProviderAdapter {
   }
 
   /** The fake provider slugs that serve a model of this kind. */
-  slugs(id: string, kind: 'chat' | 'speech' = 'chat'): string[] {
+  slugs(id: string, kind: 'chat' | 'speech' | 'embedding' = 'chat'): string[] {
     return MODELS.find((m) => m.id === id && m.kind === kind)?.providers ?? [];
   }
 
@@ -56,6 +57,12 @@ export class LocalModels implements ProviderAdapter {
       for (const e of events) yield e instanceof Serialized ? e.json : JSON.stringify(e);
     }
     return { kind: 'stream', status: 200, headers: { 'content-type': 'text/event-stream' }, events: texts() };
+  }
+
+  /** `POST /v1/embeddings` of a fake embedding model: its vectors as resources/embeddings.ts makes them. */
+  async embeddings({ body }: UpstreamChat): Promise<UpstreamReply> {
+    const { response } = await planEmbeddings(body);
+    return { kind: 'json', status: 200, headers: { 'content-type': 'application/json' }, text: JSON.stringify(response) };
   }
 
   /** `POST /v1/audio/speech` of a fake speech model: its audio a word at a time, as resources/speech.ts voices it. */

@@ -3,6 +3,8 @@ import { HttpError } from '../http/http.js';
 import type { ProviderAdapter } from '../providers/types.js';
 import { candidatesFor, type Candidate, type Catalog } from './candidates.js';
 import { promptEstimate } from './hang-up.js';
+import { passOverChatOnly } from './responses-candidates.js';
+import type { Attempt } from './attempt.js';
 
 type Body = Record<string, unknown>;
 
@@ -13,12 +15,18 @@ export const BATCHED: Record<string, { ids: 'upstreamIds' | 'embeddingIds' | 're
   '/v1/responses': { ids: 'responsesIds', kind: 'chat', named: false, call: (a) => a.responses },
 };
 
-/** A batch request's candidates: the providers that serve its model and endpoint, in the routing's order. */
-export function batchCandidates(body: Body, endpoint: string, catalog: Catalog) {
+/**
+ * A batch request's candidates: the providers that serve its model and endpoint, in the routing's order. An id
+ * that names no model, and for Responses a model only chat-only providers serve, go into `passed` (its error names them).
+ */
+export function batchCandidates(body: Body, endpoint: string, catalog: Catalog, passed: Attempt[] = []) {
   const how = BATCHED[endpoint];
   if (!how) throw new HttpError(400, `${endpoint} is not run over providers`);
   const asked = how.kind === 'embedding' ? body : { ...body, stream: false };
-  return { how, asked, candidates: candidatesFor(asked, catalog, undefined, how.kind).filter((c) => how.call(c.adapter)) };
+  const all = candidatesFor(asked, catalog, undefined, how.kind, passed);
+  const candidates = all.filter((c) => how.call(c.adapter));
+  if (endpoint === '/v1/responses' && candidates.length) passOverChatOnly(all, candidates, passed);
+  return { how, asked, candidates };
 }
 
 /**

@@ -107,7 +107,7 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
     }
     let offered: Candidate[] = [];
     for (const adapter of catalog.upstreams) for (const model of modelsOf(adapter, kind, id)) offered.push({ adapter, slug: adapter.name, model });
-    if (!offered.length && catalog.local && kind !== 'embedding') {
+    if (!offered.length && catalog.local) {
       const spec = MODELS.find((m) => m.id === id && m.kind === kind);
       const listed = spec ? { prompt: spec.promptPrice, completion: spec.completionPrice } : FREE;
       offered = catalog.local.slugs(id, kind).map((slug) => ({ adapter: catalog.local!, slug, model: { id, upstream: id, kind }, listed }));

@@ -21,6 +21,7 @@ import { promptCount } from './hang-up.js';
 import { relayResponses, wholeResponse } from './responses.js';
 import { responsesCandidates } from './responses-candidates.js';
 import { speakThrough } from './speech.js';
+import { embedThrough } from './embed.js';
 import { upstreamBody } from './upstream-body.js';
 import { refusalOf, wholeAnswer } from './answer-shape.js';
 import { answerText, finishOf, keepUpstreamAnswer, responseFinish, responseText, type Asked, type UpstreamAnswer } from './kept.js';
@@ -169,29 +170,14 @@ export class Gateway {
     return answer;
   }
 
-  /** Whether an embeddings request is the gateway's: it names an upstream embedding model. */
+  /** Whether an embeddings request is the gateway's: its `model` or a `models` fallback is an upstream embedding model. */
   takesEmbeddings(body: Body): boolean {
-    return typeof body.model === 'string' && this.embeddingIds.has(body.model);
+    return modelChain(body).some((id) => this.embeddingIds.has(id));
   }
 
-  /** `POST /v1/embeddings` for an upstream model: its providers in turn, as chat's; usage priced and charged. */
-  async embed(ctx: Ctx, body: Body): Promise<void> {
-    if (body.input === undefined || body.input === null) throw new HttpError(400, 'input is required', 'invalid_request');
-    const candidates = candidatesFor(body, this.catalog, undefined, 'embedding').filter((c) => c.adapter.embeddings);
-    if (!candidates.length) throw noEndpoints(body, this.catalog, 'embedding', (c) => !!c.adapter.embeddings);
-    const asked: Asked = { startedAt: ctx.store.now(), user: body.user, sessionId: ctx.sessionId(body) };
-    if (asked.sessionId && asked.sessionId.length > 256) throw new HttpError(400, 'session_id must be at most 256 characters', 'invalid_request');
-    const charge = await gatewayCredits(ctx, body, '/v1/embeddings', candidates, this.estimates);
-    const passed: Attempt[] = [];
-    const gone = callerGone(ctx);
-    charge.readsWhole();
-    try {
-      const got = await this.firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: readToEnd(gone) }), true, gone);
-      if (got) return deliverWhole(ctx, got.c, asked, charge, gone, got.answer, priceUsage(embeddingsUsage(got.answer, body.input), got.c), 'embeddings');
-      if (!gone.aborted) throw allFailed(passed);
-    } finally {
-      charge.release();
-    }
+  /** `POST /v1/embeddings` for an upstream model (routing/embed.ts). */
+  embed(ctx: Ctx, body: Body): Promise<void> {
+    return embedThrough(ctx, body, this.catalog, this.estimates, (candidates, passed, ask, gone) => this.firstWhole(candidates, passed, ask, true, gone));
   }
 
   /** Whether a Responses request is the gateway's: it names an upstream chat model (one without `responses: true` is passed over). */
@@ -262,10 +248,10 @@ export class Gateway {
    * again after a pause while all failed (RETRY_PAUSES_MS); usage priced, not charged (the batch is, at its end).
    */
   async complete(body: Body, endpoint = '/v1/chat/completions', served: { provider?: string } = {}): Promise<Body> {
-    const { how, asked, candidates } = batchCandidates(body, endpoint, this.catalog);
+    const passed: Attempt[] = [];
+    const { how, asked, candidates } = batchCandidates(body, endpoint, this.catalog, passed);
     if (endpoint === '/v1/chat/completions') validateChat(body);
     if (!candidates.length) throw noEndpoints(body, this.catalog, how.kind, (c) => !!how.call(c.adapter));
-    const passed: Attempt[] = [];
     for (const pause of [0, ...RETRY_PAUSES_MS]) {
       if (pause && !(await pauseAfter(pause, passed))) break;
       const ask = (c: Candidate) => how.call(c.adapter)!.call(c.adapter, { body: upstreamBody(asked, c, false), stream: false, signal: AbortSignal.timeout(10 * 60_000) });

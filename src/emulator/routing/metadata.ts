@@ -30,7 +30,9 @@ export function allFailed(passed: Attempt[], fields?: Record<string, unknown>): 
   const asked = passed.filter((a) => !a.unknown);
   // On replay with no cassette for any of them: the request was never recorded, said as the first miss.
   if (asked.length && asked.every((a) => a.missing)) return new HttpError(404, asked[0]!.error, 'not_found');
-  const why = passed.map((a) => a.error).join('; ');
+  // The providers asked and what each said first; ids no provider was asked for (unknown, chat-only for Responses) after, as such.
+  const skipped = passed.filter((a) => a.unknown).map((a) => a.error);
+  const why = asked.length && skipped.length ? `${asked.map((a) => a.error).join('; ')}; passed over, no provider asked: ${skipped.join('; ')}` : passed.map((a) => a.error).join('; ');
   const retryAfter = soonestRetry(asked);
   const headers: Record<string, string> = retryAfter ? { 'retry-after': retryAfter } : {};
   if (!asked.length || asked.some((a) => a.status !== 429)) return new HttpError(502, `All providers for the requested models are unavailable: ${why}`, 'provider_unavailable', headers, fields);

@@ -24,10 +24,15 @@ export function responsesCandidates(body: Body, catalog: Catalog, sticky: ((id: 
     }
     throw noEndpoints(body, catalog, 'chat', answers);
   }
+  passOverChatOnly(all, candidates, passed);
+  return candidates;
+}
+
+/** Each of `all` whose model none of `candidates` serves (only providers without the Responses API do): into `passed`, named. */
+export function passOverChatOnly(all: Candidate[], candidates: Candidate[], passed: Attempt[]): void {
   const served = new Set(candidates.map((c) => c.model.id));
   for (const c of all) {
     if (served.has(c.model.id)) continue;
     passed.push({ provider: c.slug, model: c.model.id, error: `${c.slug}: ${c.model.id} has no Responses API here (no responses: true); /v1/chat/completions serves it`, status: 400, unknown: true });
   }
-  return candidates;
 }
