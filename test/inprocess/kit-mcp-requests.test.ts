@@ -90,6 +90,16 @@ describe('sampling', () => {
     } finally {
       await set.close();
     }
+    // Past the guard's cap: not sent, and the server is told why.
+    const guard = new SpendGuard({ prices: serviceListPrices(client), env: { ROUTER_STATE_DIR: join(dir, 'spend') }, maxCost: 1e-9 });
+    const sent = emu.requestLog.length;
+    const capped = await ToolSet.open({ mcp: [EVERYTHING], env: toolEnv(process.env), sample: modelSampler(client, 'local/echo', { guard }) });
+    try {
+      await expect(run(capped, 'trigger-sampling-request', { prompt: 'x', maxTokens: 5 })).resolves.toMatch(/over maxCost \$0.000000001/);
+      expect(emu.requestLog.slice(sent).filter((e) => e.path.endsWith('/chat/completions'))).toEqual([]);
+    } finally {
+      await capped.close();
+    }
     const plain = await ToolSet.open({ mcp: [EVERYTHING], env: toolEnv(process.env) });
     await plain.close();
     expect([...plain.tools.keys()]).not.toContain('trigger-sampling-request');
