@@ -8,7 +8,7 @@
 import type { RouterClient } from '../client/index.js';
 import { credentialsInUse } from '../client/credentials.js';
 import type { ChatCompletion, ChatCompletionRequest, ChatMessage } from '../client/types.js';
-import type { Tool } from './tool.js';
+import type { Tool, ToolProgress } from './tool.js';
 import type { ToolSet } from './toolset.js';
 import { ResultBudget, runToolCall, type CallOutcome, type ToolCallRequest } from './tool-calls.js';
 import { guardedChat } from './spend/guarded-chat.js';
@@ -31,8 +31,8 @@ export interface ChatToolsOptions {
   /** The bound of all results of the loop together. */
   results?: ResultBudget | undefined;
   approve?: ((call: ToolCallRequest) => Promise<boolean>) | undefined;
-  /** Told of each answer and each call run. */
-  on?: { answer?(completion: ChatCompletion, round: number): void; call?(call: ToolCallRequest, outcome: CallOutcome): void } | undefined;
+  /** Told of each answer, each call run and how a long call goes (where its tool says so). */
+  on?: { answer?(completion: ChatCompletion, round: number): void; call?(call: ToolCallRequest, outcome: CallOutcome): void; progress?(call: ToolCallRequest, update: ToolProgress): void } | undefined;
   /** How the ledger names the work (its `command`): `kit` if absent. */
   command?: string | undefined;
 }
@@ -71,7 +71,7 @@ export async function chatWithTools(client: RouterClient, request: ChatCompletio
     if (round > maxRounds) throw new ToolCallsError('max_rounds', calls, `${counted(maxRounds, 'round')} of tool calls reached`);
     const outcomes: CallOutcome[] = [];
     for (const call of calls) {
-      const outcome = await runToolCall(tools, call, { signal, timeoutMs: opts.timeoutMs, timeoutName: 'timeoutMs', budget: results, approve: opts.approve, secrets: credentialsInUse() });
+      const outcome = await runToolCall(tools, call, { signal, timeoutMs: opts.timeoutMs, timeoutName: 'timeoutMs', budget: results, approve: opts.approve, secrets: credentialsInUse(), progress: opts.on?.progress });
       opts.on?.call?.(call, outcome);
       outcomes.push(outcome);
     }

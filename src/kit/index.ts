@@ -6,6 +6,8 @@ export { toolEnv } from './tool-env.js';
 export * from './spend/index.js';
 export { chatWithTools, type ChatToolsOptions, type ChatToolsResult } from './chat-tools.js';
 export { connectMcp, type McpServer, type McpOptions } from './mcp.js';
+export { McpRequestRefused, mcpRoots, type McpClientAnswers, type SamplingRequest, type SamplingResult, type ElicitationRequest, type ElicitationResult } from './mcp-client-requests.js';
+export { modelSampler, samplingChatRequest, samplingResult, type SamplerOptions } from './mcp-sampling.js';
 export { ToolSet, type ToolDeclaration, type ToolSetOptions } from './toolset.js';
 export { runToolCall, ResultBudget, DEFAULT_RESULTS_BYTES, type ToolCallRequest, type CallOutcome, type CallOptions } from './tool-calls.js';
 export { splitCommandLine } from './command-line.js';

@@ -11,9 +11,10 @@ import { callMcpTool } from './mcp-call.js';
 import { splitCommandLine } from './command-line.js';
 import { folderProgram } from './command-tool.js';
 import { GroupStdioTransport } from './mcp-stdio.js';
+import { answerServerRequests, clientCapabilities, type McpClientAnswers } from './mcp-client-requests.js';
 import { firstWords } from '../internal/first-words.js';
 
-export interface McpOptions {
+export interface McpOptions extends McpClientAnswers {
   /** The environment of a stdio server (use `toolEnv()`). */
   env: Record<string, string>;
   /** How long the server may take to start and list its tools (default 30 s). */
@@ -115,7 +116,7 @@ function bodyMessage(body: string): string {
 
 export async function connectMcp(spec: string, opts: McpOptions): Promise<McpServer> {
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-  const client: Client = new Client({ name: 'router', version: '1' });
+  const client: Client = new Client({ name: 'router', version: '1' }, { capabilities: clientCapabilities(opts) });
   let stderr = '';
   let transport: Transport;
   let stdio: GroupStdioTransport | undefined;
@@ -143,6 +144,8 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
   const startMs = opts.startTimeoutMs ?? 30_000;
   const close = () => client.close().catch(() => {});
   let listed;
+  let name = '';
+  await answerServerRequests(client, opts, () => name || shownSpec(spec));
   try {
     await client.connect(transport, { timeout: startMs, signal: opts.signal });
     listed = await client.listTools(undefined, { timeout: startMs, signal: opts.signal });
@@ -156,7 +159,7 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
     throw new ToolSourceError(`MCP server ${shown}: ${shown === spec ? why : why.replaceAll(spec, shown).replaceAll(httpTarget(spec).url.href, shown)}${said()}`, 'start');
   }
   const info = client.getServerVersion();
-  const name = info?.name || (isUrl(spec) ? new URL(spec).host : splitCommandLine(spec)[0]!.split('/').pop()!);
+  name = info?.name || (isUrl(spec) ? new URL(spec).host : splitCommandLine(spec)[0]!.split('/').pop()!);
   const tools: Tool[] = listed.tools.map((t) => ({
     name: t.name,
     description: t.description,

@@ -13,7 +13,7 @@ import { addUsage, recordedUserMessage, userMessage, withSystem } from './messag
 import { ToolCallsError } from './errors.js';
 import { answerSchema, chatResponseFormat, checkAnswer, type AnswerSchema } from './schema.js';
 import { DEFAULT_RESULTS_BYTES, ResultBudget, runToolCall, type CallOutcome, type ToolCallRequest } from './tool-calls.js';
-import type { Tool } from './tool.js';
+import type { Tool, ToolProgress } from './tool.js';
 import { ToolSet } from './toolset.js';
 import { chatToolLoop } from './tool-loop.js';
 import { guardedChat } from './spend/guarded-chat.js';
@@ -55,6 +55,8 @@ export interface PromptOptions {
   onText?: ((text: string) => void) | undefined;
   /** Called after each tool call with what came of it. */
   onToolCall?: ((call: ToolCallRequest, outcome: CallOutcome) => void) | undefined;
+  /** Told how a long tool call goes, where its tool says so (an MCP server's progress notifications, a task's status words). */
+  onToolProgress?: ((call: ToolCallRequest, update: ToolProgress) => void) | undefined;
 }
 
 export interface PromptResponse {
@@ -150,7 +152,7 @@ async function ask(client: RouterClient, model: string, sent: ChatMessage[], pro
     }
     const outcomes: CallOutcome[] = [];
     for (const call of calls) {
-      const outcome = await runToolCall(set!.tools, call, { signal, timeoutMs: opts.toolTimeoutMs ?? 300_000, timeoutName: 'toolTimeoutMs', budget, approve: opts.approve, secrets: credentialsInUse() });
+      const outcome = await runToolCall(set!.tools, call, { signal, timeoutMs: opts.toolTimeoutMs ?? 300_000, timeoutName: 'toolTimeoutMs', budget, approve: opts.approve, secrets: credentialsInUse(), progress: opts.onToolProgress });
       toolCalls.push({ call, outcome });
       opts.onToolCall?.(call, outcome);
       outcomes.push(outcome);

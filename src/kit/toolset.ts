@@ -4,6 +4,7 @@
  */
 import { connectMcp, type McpServer } from './mcp.js';
 import { ToolSourceError, type Tool } from './tool.js';
+import type { McpClientAnswers } from './mcp-client-requests.js';
 
 /** A tool as the model sees it (a tool declared only, run by the caller, has no `run`). */
 export interface ToolDeclaration {
@@ -12,7 +13,8 @@ export interface ToolDeclaration {
   parameters?: Record<string, unknown>;
 }
 
-export interface ToolSetOptions {
+/** `roots`, `sample` and `elicit`: what the MCP servers may ask of the caller (each offered only when given). */
+export interface ToolSetOptions extends McpClientAnswers {
   /** Tools the model may call that router does not run (the caller does: exit 11 in the CLI). */
   declared?: ToolDeclaration[] | undefined;
   tools?: Tool[] | undefined;
@@ -39,7 +41,7 @@ export class ToolSet {
   static async open(opts: ToolSetOptions): Promise<ToolSet> {
     const set = new ToolSet(opts.declared ?? []);
     try {
-      for (const spec of opts.mcp ?? []) set.servers.push(await connectMcp(spec, { env: opts.env ?? {}, startTimeoutMs: opts.startTimeoutMs, signal: opts.signal }));
+      for (const spec of opts.mcp ?? []) set.servers.push(await connectMcp(spec, { env: opts.env ?? {}, startTimeoutMs: opts.startTimeoutMs, signal: opts.signal, roots: opts.roots, sample: opts.sample, elicit: opts.elicit }));
     } catch (err) {
       await set.close();
       throw err;

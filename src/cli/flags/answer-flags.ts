@@ -22,4 +22,6 @@ export const TOOL_FLAGS = {
   maxToolRounds: { flags: '--max-tool-rounds <n>', help: 'most rounds of tool calls run before giving up (default 8)', parse: integerIn(1, 100), goesWith: ['tools', 'mcp'] },
   approve: { flags: '--approve', help: 'ask before running each tool command or MCP tool (on a terminal)', goesWith: ['tools', 'mcp'] },
   toolTimeout: { flags: '--tool-timeout <duration>', help: 'end a tool call that runs longer (default 5m; an MCP server that does not answer ends the command)', parse: secondsIn(0.001, 86_400), goesWith: ['tools', 'mcp'] },
+  mcpRoot: { flags: '--mcp-root <dir>', help: 'offer the MCP servers this folder as a root (repeatable; none offered without it: server-filesystem then keeps the folders it was given)', parse: collect, goesWith: ['mcp'] },
+  mcpSampling: { flags: '--mcp-sampling', help: "answer an MCP server's sampling request with this command's model, its cost counted (without it: asked on a terminal, refused in a pipe)", goesWith: ['mcp'] },
 } as const satisfies FlagTable;

@@ -12,6 +12,7 @@ import { ask } from '../io/ask.js';
 import { sourceName, type Settings } from '../../config/settings.js';
 import { KEY_ENV } from '../../config/fields.js';
 import { hideFromEnviron } from '../../internal/hide-from-environ.js';
+import type { McpClientAnswers } from '../../kit/mcp-client-requests.js';
 
 type Body = Record<string, unknown>;
 
@@ -71,6 +72,8 @@ export interface ToolSources {
   timeoutSeconds?: number;
   /** Where the MCP servers were set when no --mcp gave them (mcpFrom): a server that fails to start is said with it. */
   mcpFrom?: string;
+  /** What the servers may ask of router (roots, sampling, elicitation): ./mcp-answers.ts. */
+  answers?: McpClientAnswers;
 }
 
 /**
@@ -108,6 +111,7 @@ export async function openTools(src: ToolSources): Promise<ToolSet | undefined> 
     // A server may take a while to start (npx fetching it, a loaded machine): 30 s, or a longer --tool-timeout.
     startTimeoutMs: Math.max(30, src.timeoutSeconds ?? 0) * 1000,
     signal: src.signal,
+    ...(src.mcp?.length ? src.answers : {}),
   });
   const { ToolSourceError } = await import('../../kit/tool.js');
   return open.catch((err: unknown) => {

@@ -21,6 +21,8 @@ import { checkContinueId, keepConversation, openConversation, withSystem } from 
 import { MessageAssembler, messageOf, type AssembledMessage } from '../../answers/answer-extras.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../answers/request-extras.js';
 import { jqOnSchemaAnswer, takeSchemaMulti } from '../../answers/schema-check.js';
+import { mcpAnswers, type SamplingSend } from '../../tools/mcp-answers.js';
+import { samplingSender } from '../../spend/sampling-send.js';
 import { callsNotRun, chatCalls, imageInput, loadTools, mcpFrom, mcpServers, openTools } from '../../tools/tool-runner.js';
 import { toolLoop } from '../../tools/tool-loop.js';
 import { atExit } from '../../../internal/exit-hooks.js';
@@ -98,7 +100,9 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
   const req = buildChatRequest(messages, opts, settings.model);
   applyExtras(req, opts, extras, 'chat');
   const call = { signal, routerMetadata: opts.routerMetadata };
-  const toolSet = await openTools({ local: extras.tools, mcp: mcpServers(io, opts.mcp, settings, !!extras.schema), mcpFrom: mcpFrom(opts.mcp, settings), env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
+  const sampling: SamplingSend = {};
+  const answers = mcpAnswers(io, { roots: opts.mcpRoot, sampling: opts.mcpSampling }, sampling);
+  const toolSet = await openTools({ local: extras.tools, mcp: mcpServers(io, opts.mcp, settings, !!extras.schema), mcpFrom: mcpFrom(opts.mcp, settings), env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout, answers }).catch(async (err: unknown) => {
     await client.close();
     throw err;
   });
@@ -111,6 +115,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     const guard = await guardSpend(ctx, connected, guarded);
     if (guard.dryRun) return;
     let spent: number | undefined;
+    Object.assign(sampling, { model: req.model ?? req.models?.[0], send: samplingSender(ctx, connected, guard, () => spent ?? 0, (c) => (spent = (spent ?? 0) + c)) });
     // The usage of every round of a tool loop, summed.
     let u: ChatUsage | undefined;
     const ask = async () => {

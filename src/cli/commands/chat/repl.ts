@@ -132,7 +132,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>, role?: import
   const { reportError } = await import('../../errors.js');
   let models: Promise<Model[] | undefined> | undefined;
   const { loadTools, mcpFrom, mcpServers, openTools } = await import('../../tools/tool-runner.js');
-  const tools = await openTools({ local: await loadTools(opts.tools, io, 'chat'), mcp: mcpServers(io, opts.mcp, settings), mcpFrom: mcpFrom(opts.mcp, settings), env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
+  const tools = await openTools({ local: await loadTools(opts.tools, io, 'chat'), mcp: mcpServers(io, opts.mcp, settings), mcpFrom: mcpFrom(opts.mcp, settings), env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout, answers: (await import('../../tools/mcp-answers.js')).mcpAnswers(io, { roots: opts.mcpRoot, cannotAsk: 'chat -i does not answer them' }, {}) }).catch(async (err: unknown) => {
     await client.close();
     throw err;
   });

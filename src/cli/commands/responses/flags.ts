@@ -15,6 +15,8 @@ export const RESPONSES_FLAGS = {
   maxToolRounds: TOOL_FLAGS.maxToolRounds,
   approve: TOOL_FLAGS.approve,
   toolTimeout: TOOL_FLAGS.toolTimeout,
+  mcpRoot: TOOL_FLAGS.mcpRoot,
+  mcpSampling: TOOL_FLAGS.mcpSampling,
   toolChoice: { flags: '--tool-choice <choice>', help: 'tool choice', choices: ['auto', 'none', 'required'] },
   reasoningEffort: REASONING_EFFORT_FLAG,
   reasoningSummary: { flags: '--reasoning-summary <kind>', help: 'reasoning summary', choices: ['auto', 'concise', 'detailed'] },

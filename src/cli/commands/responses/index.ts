@@ -22,6 +22,8 @@ import { checkMetadataFlags, readJsonFile, textOrFile } from '../../io/input.js'
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../answers/request-extras.js';
 import { jqOnSchemaAnswer, takeSchemaMulti } from '../../answers/schema-check.js';
 import { functionCalls, reasoningSummary, responseMessage } from '../../answers/answer-extras.js';
+import { mcpAnswers, type SamplingSend } from '../../tools/mcp-answers.js';
+import { samplingSender } from '../../spend/sampling-send.js';
 import { callsNotRun, chatCalls, imageInput, loadTools, mcpFrom, mcpServers, openTools } from '../../tools/tool-runner.js';
 import { responsesToolLoop } from './tool-loop.js';
 import { noteAnsweredBy } from '../../answers/answered-by.js';
@@ -80,7 +82,9 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
   const req = buildResponsesRequest(input, opts, settings.model);
   applyExtras(req, opts, extras, 'responses');
   const call = { signal, routerMetadata: opts.routerMetadata };
-  const toolSet = await openTools({ local: extras.tools, mcp: mcpServers(io, opts.mcp, settings), mcpFrom: mcpFrom(opts.mcp, settings), env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
+  const sampling: SamplingSend = {};
+  const answers = mcpAnswers(io, { roots: opts.mcpRoot, sampling: opts.mcpSampling }, sampling);
+  const toolSet = await openTools({ local: extras.tools, mcp: mcpServers(io, opts.mcp, settings), mcpFrom: mcpFrom(opts.mcp, settings), env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout, answers }).catch(async (err: unknown) => {
     await client.close();
     throw err;
   });
@@ -97,6 +101,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
     // Each round of a tool loop is a call the service charges: each is in the ledger, and --usage sums them.
     let u: ResponseUsage | undefined;
     let spent: number | undefined;
+    Object.assign(sampling, { model: req.model ?? (req.models as string[] | undefined)?.[0], send: samplingSender(ctx, connected, guard, () => spent ?? 0, (c) => (spent = (spent ?? 0) + c)) });
     const send = async (r: ResponsesRequest) => {
       // A later round's input holds the tool results: it is held to what the cap has left.
       if (spent !== undefined) await guardNext(ctx, connected, guard, guarded(r as unknown as Record<string, unknown>), spent);

@@ -1,0 +1,93 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
+
+// What MCP servers ask of `router chat` (roots, sampling, elicitation), off a terminal, against the reference
+// servers (server-everything, server-filesystem) and the emulator over real HTTP.
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const node = (...args: string[]) => [process.execPath, ...args].map((a) => `'${a}'`).join(' ');
+const EVERYTHING = node(join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio');
+const FILESYSTEM = node(join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'));
+// local/tools fills a call's numbers by a seed of the prompt: this one gives the tool's maxTokens a whole 16 (the SDK takes only integers).
+const SAMPLE = 'trigger-sampling-request 36';
+
+let emu: Emulator;
+let dir: string;
+let env: Record<string, string>;
+let apiKey: string;
+
+beforeAll(async () => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), 'router-mcp-asks-')));
+  emu = await startEmulator({ stateDir: join(dir, 'state'), port: 0, batchDelayMs: 0 });
+  const keys = emu.store.firstKeys();
+  apiKey = keys.apiKey;
+  env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: keys.managementKey, ROUTER_CONFIG_DIR: join(dir, 'config'), XDG_STATE_HOME: join(dir, 'xdg'), ROUTER_STATE_DIR: join(dir, 'cli-state'), ROUTER_PROFILE: '', ROUTER_MODEL: '' };
+});
+afterAll(async () => {
+  await emu.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const run = (args: string[], o: InProcessOptions = {}) => runInProcess(args, { ...o, env: { ...env, ...o.env } });
+const chats = () => emu.requestLog.filter((e) => e.path.endsWith('/chat/completions')).map((e) => e.body as Record<string, any>);
+/** The requests a server's sampling made: its own system prompt first. */
+const sampled = () => chats().filter((b) => b.messages[0]?.content === 'You are a helpful test server.');
+
+describe("a server's sampling request", () => {
+  it('piped without --mcp-sampling: refused with an MCP error the model reads, a line on stderr, nothing sent for it', async () => {
+    const before = sampled().length;
+    const r = await run(['chat', '--model', 'local/tools', '--mcp', EVERYTHING, SAMPLE]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^From the tool results: trigger-sampling-request answered: MCP error -32600: .*router refused: --mcp-sampling allows it; a pipe cannot ask\n$/);
+    expect(r.stderr).toContain('warning: MCP server mcp-servers/everything asked for a model\'s answer (sampling): refused (--mcp-sampling allows it; a pipe cannot ask)\n');
+    expect(sampled().length).toBe(before);
+  });
+
+  it('with --mcp-sampling: answered by the command\'s model, traced on stderr, its cost in the ledger; no key in what the server gets', async () => {
+    const calls = async () => JSON.parse((await run(['usage', '--json'])).stdout).total.calls as number;
+    const before = await calls();
+    const r = await run(['chat', '--model', 'local/tools', '--mcp', EVERYTHING, '--mcp-sampling', '--verbose', SAMPLE]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('"text": "Resource trigger-sampling-request context: trigger-sampling-request 36"');
+    expect(r.stdout).toContain('"model": "local/tools"');
+    expect(r.stdout + r.stderr).not.toContain(apiKey);
+    expect(r.stderr).toMatch(/^sampling for mcp-servers\/everything: Resource trigger-sampling-request context: .* -> local\/tools, \d+ tokens?$/m);
+    expect(sampled()).toHaveLength(1);
+    expect(sampled()[0]).toMatchObject({ model: 'local/tools', max_completion_tokens: 16, messages: [{ role: 'system' }, { role: 'user', content: `Resource trigger-sampling-request context: ${SAMPLE}` }] });
+    // The ledger: the two rounds of the chat and the sampling call between them.
+    expect((await calls()) - before).toBe(3);
+  });
+});
+
+describe("a server's elicitation, piped", () => {
+  it('declined, and said on stderr', async () => {
+    const r = await run(['chat', '--model', 'local/tools', '--mcp', EVERYTHING, 'trigger-elicitation-request']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^From the tool results: trigger-elicitation-request answered: .*declined/);
+    expect(r.stderr).toBe('note: MCP server mcp-servers/everything asked for input ("Please provide inputs for the following fields:"): declined (no terminal to ask on)\n');
+  });
+});
+
+describe('--mcp-root', () => {
+  it('server-filesystem started with no folder works in the roots given', async () => {
+    const files = join(dir, 'files');
+    mkdirSync(join(files, 'list_directory'), { recursive: true });
+    writeFileSync(join(files, 'list_directory', 'note.txt'), 'x');
+    const r = await run(['chat', '--model', 'local/tools', '--mcp', FILESYSTEM, '--mcp-root', files, join(files, 'list_directory')]);
+    expect(r).toMatchObject({ code: 0, stdout: 'From the tool results: list_directory answered: [FILE] note.txt\n' });
+    const allowed = await run(['chat', '--model', 'local/tools', '--mcp', FILESYSTEM, '--mcp-root', files, '--mcp-root', join(dir, 'state'), 'list_allowed_directories']);
+    expect(allowed.stdout).toBe(`From the tool results: list_allowed_directories answered: Allowed directories:\n${files}\n${join(dir, 'state')}\n`);
+    // Without roots (before: always) it has no folder to work in.
+    expect((await run(['chat', '--model', 'local/tools', '--mcp', FILESYSTEM, join(files, 'list_directory')])).stdout).toMatch(/Access denied/);
+  });
+
+  it('a root that is no folder: refused before anything is sent (exit 2); without --mcp it is refused too', async () => {
+    const sent = chats().length;
+    expect(await run(['chat', '--model', 'local/tools', '--mcp', EVERYTHING, '--mcp-root', join(dir, 'nothing-here'), 'hi'])).toMatchObject({ code: 2, stderr: `error: --mcp-root ${join(dir, 'nothing-here')}: not a folder\n` });
+    expect((await run(['chat', '--model', 'local/tools', '--mcp-root', dir, 'hi'])).stderr).toBe('error: --mcp-root goes with --mcp\n');
+    expect(chats().length).toBe(sent);
+  });
+});
