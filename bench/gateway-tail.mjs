@@ -8,7 +8,7 @@
 // proved; on a busy machine everything overlaps everything (run it under `chrt -f 1`, briefly). Then each
 // cause alone: the share of the slowest that overlapped it against the share of all (a cause that
 // explains the tail overlaps far more of the slowest than of all), with the gateway's file calls on
-// libuv's threads that took over 1 ms (an answer's end waits for its charge's write(2)), and each
+// libuv's threads, and its writeSync on the loop (a charge's), that took over 1 ms, and each
 // process's event-loop delay (monitorEventLoopDelay, per second). BENCH_GATEWAY_SECONDS: each side's
 // seconds of load (default 20). BENCH_GATEWAY_SLICE_MS: as `gateway`'s (default 20; 0: per request,
 // direct and the gateway only, each at 500/s).

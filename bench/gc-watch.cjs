@@ -34,7 +34,7 @@ for (const name of ['open', 'rename']) {
 }
 
 // File calls of libuv's thread pool (callback forms) that took over 1 ms from call to callback (`io`, the
-// call's name): a charge's write(2) that an answer's end waits for, a state save's fsync.
+// call's name): a charge's write(2) that an answer's end waited for (before it was written on the loop), a state save's fsync.
 for (const name of ['write', 'writev', 'fsync', 'fdatasync', 'open', 'close', 'rename']) {
   const original = fs[name];
   fs[name] = function (...args) {
@@ -49,6 +49,18 @@ for (const name of ['write', 'writev', 'fsync', 'fdatasync', 'open', 'close', 'r
     return original.apply(this, args);
   };
 }
+
+// And writeSync on the event loop over 1 ms (`io`, "writeSync"): a journal's lines written as an answer ends.
+const writeSync = fs.writeSync;
+fs.writeSync = function (...args) {
+  const start = performance.now();
+  try {
+    return writeSync.apply(this, args);
+  } finally {
+    const ms = performance.now() - start;
+    if (ms > 1) lines.push(`["io",${at(start)},${ms.toFixed(3)},"writeSync"]`);
+  }
+};
 
 const delay = monitorEventLoopDelay({ resolution: 1 });
 delay.enable();

@@ -121,7 +121,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   const d = { store, routes, faults, log, bodies: new BodyBudget(opts.bodiesInFlightBytes), bodyIdleMs: opts.bodyIdleMs ?? BODY_IDLE_MS, paths: new Map<string, string>() };
 
   const answering = new OpenAnswers();
-  const server = createServer({ ServerResponse: answersAfterCharges(() => store.chargesUnwritten?.()) }, (req, res) => {
+  const server = createServer({ ServerResponse: answersAfterCharges(() => store.flushCharges?.()) }, (req, res) => {
     answering.opened(res);
     closeWhenConnectionCloses(req, res);
     dispatch(d, req, res).catch((err) => {

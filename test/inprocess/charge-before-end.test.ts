@@ -5,8 +5,8 @@ import { afterAll, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/server.js';
 import { storageHooks } from '../../src/emulator/state/fsutil.js';
 
-// Charges are written off the event loop (charge-journal.ts); each answer's end, and a stream's
-// [DONE], waits for its charge's line: a kill -9 the moment a caller has its answer loses no charge.
+// Charges wait to be written together (charge-journal.ts); each answer's end, and a stream's [DONE],
+// first writes its charge's line: a kill -9 the moment a caller has its answer loses no charge.
 const dir = mkdtempSync(join(tmpdir(), 'router-charge-before-end-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -38,12 +38,11 @@ it("a timer's switch opens the segment it moves to, and the next, off the event 
   expect(readdirSync(dir).sort()).toEqual(['charges.1.jsonl', 'charges.2.jsonl', 'charges.3.jsonl']);
   expect(readFileSync(join(dir, 'charges.2.jsonl'), 'utf8')).toBe('');
   journal.append('default', 0.5);
-  // Written off the event loop, as an answer's end waits for it.
-  await journal.unwritten();
+  journal.flush(); // as an answer's end does first
   expect(readFileSync(join(dir, 'charges.2.jsonl'), 'utf8')).toBe('{"s":2,"w":"default","c":0.5}\n');
   expect(journal.next(true)).toBe(3);
   journal.append('default', 1);
-  await journal.unwritten();
+  journal.flush();
   expect(readFileSync(join(dir, 'charges.3.jsonl'), 'utf8')).toBe('{"s":3,"w":"default","c":1}\n');
   await journal.opening;
   journal.close();
@@ -68,26 +67,28 @@ it('a segment opened ahead that no line came to is gone at the close, opened or 
   }
 });
 
-it("a charge's line is written off the event loop: waiting once appended, in its file once unwritten() settles; a turn's lines go in one write", async () => {
+it("a turn's charges wait to go in one write(2): made by the first answer to end, else by the turn's end; a switch writes its segment's first", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'router-journal-'));
   dirs.push(dir);
+  const file = (n: number) => readFileSync(join(dir, `charges.${n}.jsonl`), 'utf8');
   const journal = new ChargeJournal(dir, 0);
-  expect(journal.unwritten()).toBeUndefined();
   journal.append('default', 0.25);
   journal.append('default', 0.5);
+  expect(file(1)).toBe('');
   journal.append('default', 1);
-  // Before, each was written with writeSync on the event loop, every open answer waiting for the disk.
-  const pending = journal.unwritten();
-  expect(pending).toBeInstanceOf(Promise);
-  await pending;
-  expect(journal.unwritten()).toBeUndefined();
-  expect(readFileSync(join(dir, 'charges.1.jsonl'), 'utf8')).toBe('{"s":1,"w":"default","c":0.25}\n{"s":2,"w":"default","c":0.5}\n{"s":3,"w":"default","c":1}\n');
-  // A switch while lines are still to be written: they go to the segment they were made in, in order, and its file is closed after them.
+  journal.flush(); // an answer's end
+  expect(file(1)).toBe('{"s":1,"w":"default","c":0.25}\n{"s":2,"w":"default","c":0.5}\n{"s":3,"w":"default","c":1}\n');
+  // One no answer waits for is written once the loop's turn is over.
   journal.append('default', 2);
+  expect(file(1)).not.toContain('"s":4');
+  await new Promise((r) => setImmediate(r));
+  expect(file(1)).toMatch(/\{"s":4,"w":"default","c":2\}\n$/);
+  // A switch with lines still to be written: they go to the segment they were made in, in order.
+  journal.append('default', 3);
   expect(journal.next()).toBe(2);
   journal.append('default', 4);
-  await journal.unwritten();
-  expect(readFileSync(join(dir, 'charges.1.jsonl'), 'utf8')).toMatch(/\{"s":3,"w":"default","c":1\}\n\{"s":4,"w":"default","c":2\}\n$/);
-  expect(readFileSync(join(dir, 'charges.2.jsonl'), 'utf8')).toBe('{"s":5,"w":"default","c":4}\n');
+  expect(file(1)).toMatch(/\{"s":4,"w":"default","c":2\}\n\{"s":5,"w":"default","c":3\}\n$/);
+  journal.flush();
+  expect(file(2)).toBe('{"s":6,"w":"default","c":4}\n');
   journal.close();
 });

@@ -16,7 +16,7 @@ it('a charge after a line a crash left torn goes to a segment of its own, and bo
   const journal = new ChargeJournal(dir, 0);
   expect(journal.unsaved().map((e) => e.c)).toEqual([0.25]); // as a start does, before any charge
   journal.append('default', 0.5);
-  await journal.unwritten(); // written off the event loop, as a stop waits for it (store.idle())
+  journal.flush(); // as a stop does (store.idle())
   journal.close();
   expect(readFileSync(join(dir, 'charges.2.jsonl'), 'utf8')).toMatch(/^\{"s":2,"w":"default","c":0.5\}\n$/);
   const replayed = new ChargeJournal(dir, 0).unsaved();

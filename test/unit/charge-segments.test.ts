@@ -53,7 +53,7 @@ describe('the charges journal in segments', () => {
       expect(journal.look(store.saves.later)).toBeUndefined();
     }
     expect(store.saves.atOnce).toBe(atOnce);
-    await store.chargesUnwritten(); // what the last answer's end waits for (server.ts)
+    store.flushCharges(); // what the last answer's end does first (server.ts)
     // The copy is file by file, not a kill's one instant: taken while a timer's save removed the segments its
     // state.json holds, it met a segment gone (ENOENT), or could pair that save's older state.json with them gone.
     await store.idle();
@@ -144,7 +144,7 @@ describe('the charges journal in segments', () => {
       expect(afterKill(dir).workspace('default').total_usage).toBe(0.375 + 0.75);
       store.debit('default', 1);
       // Written off the event loop: what an answer's end waits for (server.ts).
-      await store.chargesUnwritten();
+      store.flushCharges();
       expect(afterKill(dir).workspace('default').total_usage).toBe(1.375 + 0.75);
     } finally {
       process.stderr.write = stderr;

@@ -22,7 +22,7 @@ it("a kill -9 before the timed save keeps a key's usage, on its day", async () =
   store.keyUsed(key, 0.5);
   store.keyUsed(key, -0.5);
   // Written off the event loop: what an answer's end waits for (server.ts).
-  await store.chargesUnwritten();
+  store.flushCharges();
   const killed = new StateStore(dir);
   try {
     expect(killed.workspace('default').total_usage).toBe(0.25);

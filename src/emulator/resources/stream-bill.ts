@@ -38,7 +38,6 @@ export interface StreamBill {
  */
 export async function streamBill(ctx: Ctx, cost: number, most: number, owed: (sent: number) => number, count?: EventTokens): Promise<StreamBill> {
   const held = holdUntilSettled(ctx, cost);
-  await held.written;
   const tokens = new RelayedTokens();
   const progress: StreamProgress = { sent: 0, hungUp: false, beforeEnd: () => held.settle(cost), written: () => tokens.written() };
   if (count) progress.count = (event) => count(event, tokens);

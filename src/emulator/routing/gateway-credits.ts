@@ -130,6 +130,5 @@ export async function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, can
     if (hold > 0) estimate = holdEstimate(ctx, hold);
   } else held = holdUntilSettled(ctx, hold, true);
   if (held || estimate) ctx.res.once('close', closed);
-  await held?.written;
   return charge;
 }

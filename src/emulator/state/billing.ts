@@ -69,8 +69,7 @@ export async function reserve(ctx: Ctx, cost: number): Promise<{ refund(): void 
   if ((estimated(ctx) > 0 && balanceLeft(ctx) < cost) || !ctx.store.hold(ctx.workspace, cost, ctx.key.key, ctx.paying)) throw insufficient(ctx, cost);
   const refund = () => ctx.store.refund(ctx.workspace, cost, ctx.key.key, ctx.paying);
   if (cost > 0) {
-    refuseUnsaved(ctx, refund);
-    await chargeWritten(ctx, refund);
+    chargeWritten(ctx, refund);
   }
   return { refund };
 }
@@ -102,7 +101,7 @@ export function creditsShort(what: string, cost: number | undefined, upTo: boole
  * back): 402 as `reserve` (`bound`: the cost is a bound, and said as one). A hold a crash left open
  * is given back at the next start.
  */
-export function holdUntilSettled(ctx: Ctx, cost: number, bound = false): { settle(cost: number): void; written: Promise<void> | undefined } {
+export function holdUntilSettled(ctx: Ctx, cost: number, bound = false): { settle(cost: number): void } {
   if (cost > 0) refuseUnsaved(ctx);
   withinKeyLimit(ctx, cost);
   const hold = estimated(ctx) > 0 && balanceLeft(ctx) < cost ? 0 : ctx.store.holdRequest(ctx.workspace, cost);
@@ -115,9 +114,9 @@ export function holdUntilSettled(ctx: Ctx, cost: number, bound = false): { settl
     holdOnKey(ctx.key, -cost);
     ctx.store.settleRequest(ctx.workspace, hold, real, ctx.key.key, ctx.paying);
   };
-  if (cost > 0) refuseUnsaved(ctx, () => settle(0));
-  // To be awaited before the answer begins (a 503 when the hold could not be written).
-  return { settle, written: cost > 0 ? chargeWritten(ctx, () => settle(0)) : undefined };
+  // On disk before the answer begins (a 503 when the hold could not be written).
+  if (cost > 0) chargeWritten(ctx, () => settle(0));
+  return { settle };
 }
 
 /**

@@ -68,13 +68,11 @@ const SEGMENT = /^charges(?:\.([1-9]\d*))?\.jsonl$/;
 
 /**
  * The per-request charges between two saves of state.json, one JSON line each, written (write(2), no
- * fsync) before the answer they pay for is sent: the write goes to libuv's threads, one at a time in
- * order (lines appended meanwhile go in the next, together), and every answer ended while a line is
- * unwritten waits for it (`unwritten()`, server.ts), the other streams going on meanwhile. The line
- * is in the kernel once write returns, so a kill -9 of the gateway right after an answer loses no
- * charge; a machine crash (power, kernel) can lose what the disk had not yet got, as it could the last
- * 100 ms before. Written on the event loop, 20-26 of ~7,500 took over 1 ms under load, every open
- * answer waiting.
+ * fsync) before the answer they pay for is sent: appended lines wait, and the first answer to end
+ * (or a hold's answer to begin) writes them all with one write(2) on the event loop (`flush()`,
+ * server.ts), else the loop's turn's end does (line-writer.ts). The line is in the kernel once write
+ * returns, so a kill -9 of the gateway right after an answer loses no charge; a machine crash (power,
+ * kernel) can lose what the disk had not yet got, as it could the last 100 ms before.
  */
 export class ChargeJournal {
   private readonly dir: string;
@@ -97,7 +95,7 @@ export class ChargeJournal {
   /** Settles once the segments being opened ahead are open (or failed to be: a first line opens its own then, as before). */
   opening: Promise<void> = Promise.resolve();
   private closed = false;
-  /** Lines are written off the event loop, one write at a time, in order. */
+  /** Lines are written in order, those appended together in one write. */
   private readonly writer = new LineWriter((why, seq) => this.failedWrite(why, seq));
   /** A file opened since the last line: where it ends. */
   private opened: number | undefined;
@@ -150,8 +148,8 @@ export class ChargeJournal {
   }
 
   /**
-   * Appends one charge to the newest segment, written off the event loop (`unwritten()` settles once it
-   * is). A failed write (a full disk) is said once and does not stop the request: the charge stays in
+   * Appends one charge to the newest segment, written by the next `flush()` (or the loop's turn's end).
+   * A failed write (a full disk) is said once and does not stop the request: the charge stays in
    * memory, saved with the state file as before (`failing` says so).
    */
   append(workspace: string, cost: number, mark?: JournalMark, keyHash?: string, keyCost?: number, at?: number): void {
@@ -181,9 +179,9 @@ export class ChargeJournal {
     this.opened = undefined;
   }
 
-  /** Settles once every line appended so far is written (or failed to be); undefined when none is waiting. */
-  unwritten(): Promise<void> | undefined {
-    return this.writer.unwritten();
+  /** Writes the lines appended so far (what an answer's end and a hold's answer wait for); a failure is kept as an append's. */
+  flush(): void {
+    this.writer.flush();
   }
 
   /** Charges up to `seq` not written: in memory only until a state file holding them lands (said once). */
@@ -203,7 +201,7 @@ export class ChargeJournal {
    */
   next(ahead = false): number {
     if (this.fd !== undefined || this.onDisk.has(this.segment)) {
-      // Closed off the event loop once the lines for it are written (each answer's end waits for its own).
+      // Closed off the event loop once the lines for it are written.
       const fd = this.fd;
       this.fd = undefined;
       this.opened = undefined;

@@ -12,8 +12,8 @@ import type { KeptGeneration } from './store-api.js';
  * The file store's generations, kept so that a kill -9 at any instant leaves every charge explained
  * by a record, and no record of a charge not made. A charge's journal line names its generation
  * (`g`); its record is written by another write, the generations file's. So:
- * - a record is handed to that file only once the charges made before it are written: it never lands
- *   before the charge it explains (a kill between gave back the hold of a stream its record said was paid);
+ * - a record is handed to that file only once the charges made before it are written (on the event
+ *   loop, at once): it never lands before the charge it explains (a kill between gave back the hold of a stream its record said was paid);
  * - a charge is kept here (`charged`) until its record is written, every save of the state holds
  *   those kept (`unrecorded`), and a start makes a record, marked `recovered`, at the cost charged, for
  *   each charge (saved so, or in the journal since) whose generation it cannot find. Before, 4 in 25
@@ -27,26 +27,16 @@ export class ChargedGenerations {
    * (V8's sampling heap profiler: ~0.3 KB a request for mark-compacts to collect).
    */
   private charges = new Map<string, Unrecorded>();
-  /** Records waiting for the charges made before them to be written. */
-  private waiting = new Map<string, KeptGeneration>();
   /** Generations kept since the last check, whose records are being written. */
   private keptIds: string[] = [];
   private checking: Promise<void> | undefined;
 
-  /** `chargesUnwritten`: settles once the charges made so far are written (undefined: they are). */
-  constructor(private readonly generations: CallsAndBatches<GenerationFile>, private readonly chargesUnwritten: () => Promise<void> | undefined) {}
+  /** `flushCharges`: writes the charges made so far. */
+  constructor(private readonly generations: CallsAndBatches<GenerationFile>, private readonly flushCharges: () => void) {}
 
+  /** Keeps a generation's record, written after the charges made before it. */
   keep(id: string, kept: KeptGeneration): void {
-    const charges = this.chargesUnwritten();
-    if (!charges) return this.write(id, kept);
-    this.waiting.set(id, kept);
-    void charges.then(() => this.waited(id, kept));
-  }
-
-  private waited(id: string, kept: KeptGeneration): void {
-    if (this.waiting.get(id) !== kept) return;
-    this.waiting.delete(id);
-    if (!this.waiting.size) this.waiting = new Map();
+    this.flushCharges();
     this.write(id, kept);
   }
 
@@ -58,12 +48,11 @@ export class ChargedGenerations {
   }
 
   get(id: string): KeptGeneration | undefined {
-    return this.waiting.get(id) ?? this.generations.get(id);
+    return this.generations.get(id);
   }
 
   *all(): Iterable<KeptGeneration> {
     yield* this.generations.all();
-    yield* this.waiting.values();
   }
 
   /** A charge of `cost` (negative: given back) for generation `id`, just journaled: kept while the sum is above zero. */
@@ -111,16 +100,14 @@ export class ChargedGenerations {
     return made;
   }
 
-  /** Settles once the records kept so far are written (or failed to be), those waiting for charges too. */
+  /** Settles once the records kept so far are written (or failed to be), and the charges before them. */
   async written(): Promise<void> {
-    await this.chargesUnwritten();
+    this.flushCharges();
     await this.generations.written();
   }
 
-  /** Writes what is pending, the records waiting too; nothing is written after. */
+  /** Writes what is pending; nothing is written after. */
   end(): void {
-    for (const [id, kept] of this.waiting) this.write(id, kept);
-    this.waiting.clear();
     this.generations.end();
   }
 }

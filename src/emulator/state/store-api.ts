@@ -118,8 +118,8 @@ export interface CreditStore {
    * until a save holding them lands; undefined when every charge is on disk (a store without a disk).
    */
   chargesUnsaved?(): string | undefined;
-  /** Settles once every charge made so far is written (a write off the event loop); undefined when none is waiting (a store without a disk). */
-  chargesUnwritten?(): Promise<void> | undefined;
+  /** Writes every charge made so far to disk, now (a store without a disk has none to write). */
+  flushCharges?(): void;
   /** Charge keys never asked again (their batch ended and is paid): the store may let them go. */
   forgetCharges(chargeKeys: Iterable<string>): void;
   /** Adds credits (negative takes them away); returns the balance. */

@@ -40,7 +40,7 @@ export class StateStore extends CreditRules implements Store {
     this.state = existsSync(file) ? readState(file) : { keys: [], workspaces: {}, clock_offset_ms: 0 };
     for (const record of this.state.keys) if (!this.byKey.has(record.key)) this.byKey.set(record.key, record);
     this.estimates = new Map(Object.entries(this.state.estimates ?? {}).filter(([, cost]) => cost > 0).slice(-ESTIMATES_KEPT));
-    this.generations = new ChargedGenerations(new CallsAndBatches(new GenerationFile(dir), new GenerationFile(dir, KEEP, 'batch-generations')), () => this.journal.unwritten());
+    this.generations = new ChargedGenerations(new CallsAndBatches(new GenerationFile(dir), new GenerationFile(dir, KEEP, 'batch-generations')), () => this.journal.flush());
     this.journal = new ChargeJournal(dir, this.state.journal_seq ?? 0, this.state.journal_segment ?? 0);
     // Charges (and keys' usage) a kill -9 left in the journal only: made again, saved, and the segments read deleted.
     const unsaved = this.journal.unsaved().filter((e) => this.state.workspaces[e.w]);
@@ -111,7 +111,8 @@ export class StateStore extends CreditRules implements Store {
   /** Settles once the timer's save under way, if any, is on disk (or failed), and the charges and generations kept so far are written; a save the timer began meanwhile too (a close follows a stop's wait: nothing may land after it). */
   async idle(): Promise<void> {
     for (let saving = this.saving, opening = this.journal.opening; ; saving = this.saving, opening = this.journal.opening) {
-      await Promise.all([saving, opening, this.journal.unwritten(), this.generations.written()]);
+      this.journal.flush();
+      await Promise.all([saving, opening, this.generations.written()]);
       if (!this.saving && this.journal.opening === opening) return;
     }
   }
@@ -243,7 +244,7 @@ export class StateStore extends CreditRules implements Store {
   debit(id: string, cost: number, key?: string, generation?: GenerationMark): void { if (cost > 0) this.journaled(id, cost, paying(generation), key === undefined ? undefined : { key, cost }); }
 
   readonly chargesUnsaved = (): string | undefined => this.journal.failing;
-  readonly chargesUnwritten = (): Promise<void> | undefined => this.journal.unwritten();
+  readonly flushCharges = (): void => this.journal.flush();
   /** A per-request charge: in the journal before its answer is sent, in state.json within 100 ms; `use`, the calling key's usage, in the same line (one write(2)); `g`, its generation, kept as unrecorded until its record is written (a settlement's whole cost, `use`'s). */
   private journaled(id: string, cost: number, mark?: { h?: number; r?: number } & Paying, use?: { key: string; cost: number }): void {
     this.charge(id, cost);

@@ -14,11 +14,10 @@ export function refuseUnsaved(ctx: Ctx, undo?: () => void): void {
 }
 
 /**
- * Settles once the charges made so far (the request's own, just made before its answer) are written
- * off the event loop, and refuses as refuseUnsaved when one could not be (`undo` giving its own
- * back): written on the loop, as before, the failure was known at once, before any answer went.
- * Undefined when every charge is written.
+ * Writes the charges made so far (the request's own, just made before its answer) and refuses as
+ * refuseUnsaved when one could not be written (`undo` giving its own back): no answer begins unpaid.
  */
-export function chargeWritten(ctx: Ctx, undo: () => void): Promise<void> | undefined {
-  return ctx.store.chargesUnwritten?.()?.then(() => refuseUnsaved(ctx, undo));
+export function chargeWritten(ctx: Ctx, undo: () => void): void {
+  ctx.store.flushCharges?.();
+  refuseUnsaved(ctx, undo);
 }
