@@ -22,8 +22,21 @@ describe('the command index of main.ts', () => {
       expect(help).toContain(`${cmd.name()}${usage ? ` ${usage}` : ''}`);
       expect(help.replace(/\s+/g, ' ')).toContain(cmd.summary());
     }
-    expect(listedUsage(program.commands.find((c) => c.name() === 'api')!)).toBe('[options] [method] <path>');
-    expect(listedUsage(program.commands.find((c) => c.name() === 'models')!)).toBe('[options] [search...]');
+    expect(listedUsage(program.commands.find((c) => c.name() === 'api')!)).toBe('[method] <path>');
+    expect(listedUsage(program.commands.find((c) => c.name() === 'models')!)).toBe('[search...]');
     expect(listedUsage(program.commands.find((c) => c.name() === 'batch')!)).toBe('');
+  });
+});
+
+describe('the root help', () => {
+  it('lists each command on one line at 80 columns (a wrapped summary hid the next command\'s name)', async () => {
+    const program = await buildProgram(null);
+    program.configureHelp().helpWidth = 80;
+    const help = program.helpInformation();
+    const listing = help.slice(help.indexOf('\nGenerate:\n'), help.indexOf('\nCommands:\n')).split('\n');
+    expect(listing.length).toBeGreaterThan(20);
+    // A line that starts in the summaries' column is a summary cut in two.
+    expect(listing.filter((l) => /^ {8,}\S/.test(l))).toEqual([]);
+    expect(Math.max(...help.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
   });
 });

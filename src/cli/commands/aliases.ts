@@ -74,7 +74,7 @@ const path = defineCommand({
 
 export const aliases = defineGroup({
   name: 'aliases',
-  summary: 'short names for model ids, taken wherever a model id is',
+  summary: 'short names for model ids',
   description: 'Aliases: short names for model ids (llm\'s aliases), kept in aliases.json in the config folder. An alias works wherever a model id is taken: --model of chat, responses, embed, speak and batch, a role\'s model, and the model, embed_model and speech_model settings. An alias has no slash, so it never shadows a model id.',
   commands: [list, set, remove, path],
   examples: ['router aliases set quick local/echo', 'router chat -m quick "hello"', 'router aliases list'],

@@ -85,7 +85,7 @@ async function keyStore(io: IO, from: Source): Promise<{ kind: string; location:
 
 export const auth = defineGroup({
   name: 'auth',
-  summary: 'auth status: is the key accepted, where it lives, its label, limits and usage; auth migrate: keys into the keychain',
+  summary: 'check the key in use; move keys into the keychain',
   description: 'The API key in use: where it lives, is it accepted, and what are its label, limits and usage; keys moved from the config file into the keychain.',
   commands: [status, migrate],
   examples: ['router auth status', 'router auth migrate --dry-run'],

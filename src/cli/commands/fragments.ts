@@ -74,7 +74,7 @@ const remove = defineCommand({
 
 export const fragments = defineGroup({
   name: 'fragments',
-  summary: 'list and show the fragments chat -f keeps; name them (set, remove)',
+  summary: 'list, show and name the fragments chat -f keeps',
   description: 'Fragments are pieces of a prompt chat -f (and --sf, for the system message) takes from a file, a URL or stdin: each kept once by the SHA-256 of its text, the conversation naming it by hash. An alias names one: chat -f ALIAS.',
   commands: [list, show, set, remove],
   examples: ['router fragments set notes notes.txt', 'router chat -f notes "summarize this" --model local/echo', 'router fragments list'],

@@ -114,7 +114,7 @@ const showPath = defineCommand({
 
 export const roles = defineGroup({
   name: 'roles',
-  summary: 'system prompts and settings kept under a name, for chat --role',
+  summary: 'system prompts and settings kept by name (--role)',
   description: 'Roles: a system prompt and settings kept under a name, applied with router chat --role NAME (also responses, and /role in chat -i). Each is a Markdown file in the config folder: YAML front matter (any chat flag: model, temperature, max-tokens, …) and the system prompt as its body. Flags given on the command line win over the role; the role wins over the profile.',
   commands: [list, show, save, edit, remove, showPath],
   examples: ['router roles save terse --system "Answer in one line." --model local/echo', 'router chat --role terse "what is a CLI?"', 'router roles list'],

@@ -40,7 +40,7 @@ const path = defineCommand({
 
 export const collections = defineGroup({
   name: 'collections',
-  summary: 'list and delete embedding collections (router embed -c, embed-multi, similar)',
+  summary: 'list and delete embedding collections',
   description: 'The embedding collections of the profile: each keeps vectors of one model, under ids, with their text and metadata when asked.',
   commands: [list, remove, path],
   examples: ['router embed "a text" -c notes --id one --model local/embed', 'router collections list', 'router collections delete notes'],

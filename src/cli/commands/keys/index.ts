@@ -75,7 +75,7 @@ const current = defineCommand({
 
 export const keys = defineGroup({
   name: 'keys',
-  summary: 'list, create, update and delete the API keys of the workspace (management key)',
+  summary: "manage the workspace's API keys (management key)",
   description: "The workspace's API keys, through the management API: list them, create one (its key printed once), show, change (limit, reset, disabled) and delete one by its hash; current: the key in use.",
   commands: [list, create, get, update, remove, current],
   examples: ['router keys current', 'hash=$(router keys create tryout --json --jq .data.hash)', 'router keys update "$hash" --limit 1', 'router keys delete "$hash"'],
