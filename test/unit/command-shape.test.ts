@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram, COMMANDS, listedUsage } from '../../src/cli/main.js';
 
@@ -38,5 +39,19 @@ describe('the root help', () => {
     // A line that starts in the summaries' column is a summary cut in two.
     expect(listing.filter((l) => /^ {8,}\S/.test(l))).toEqual([]);
     expect(Math.max(...help.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
+  });
+
+  it('and so does each group\'s help, its subcommands one a line (the detail is in each one\'s own help)', async () => {
+    const program = await buildProgram(null);
+    const wrapped: string[] = [];
+    const groups = (cmd: Command): Command[] => cmd.commands.filter((c) => c.commands.length).flatMap((c) => [c, ...groups(c)]);
+    for (const group of groups(program)) {
+      group.configureHelp().helpWidth = 80;
+      const help = group.helpInformation();
+      const listing = help.slice(help.indexOf('\nCommands:\n') + 11).split('\n\n')[0]!.split('\n');
+      wrapped.push(...listing.filter((l) => /^ {8,}\S/.test(l)).map((l) => `${group.name()}: ${l.trim()}`));
+    }
+    expect(groups(program).length).toBeGreaterThan(8);
+    expect(wrapped).toEqual([]);
   });
 });

@@ -16,7 +16,8 @@ function said(err: unknown): unknown {
 const list = defineCommand({
   name: 'list',
   jsonFields: ['name', 'model'],
-  summary: 'list the aliases; piped, one tab-separated line each: alias, model id',
+  summary: 'list the aliases',
+  description: 'list the aliases; piped, one tab-separated line each: alias, model id',
   flags: { json: { flags: '--json', help: 'print them as JSON: [{ name, model }]' } },
   examples: ['router aliases list', 'router aliases list --json'],
   run: async ({ io, opts, env }) => {
@@ -29,7 +30,8 @@ const list = defineCommand({
 
 const set = defineCommand({
   name: 'set',
-  summary: 'name a model: the alias then works wherever a model id is taken (--model, a role, config set model)',
+  summary: 'name a model: the alias works wherever an id does',
+  description: 'name a model: the alias then works wherever a model id is taken (--model, a role, config set model)',
   args: [ALIAS_NAME, { name: '<model>', help: 'the model id, <author>/<slug>', parse: modelId, complete: 'model-ids' }],
   examples: ['router aliases set fast local/echo', 'router chat -m fast "hello"'],
   run: async (ctx, name, model) => {

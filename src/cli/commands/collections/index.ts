@@ -6,7 +6,8 @@ import { collectionsOf } from './send.js';
 const list = defineCommand({
   name: 'list',
   jsonFields: ['name', 'model', 'dimensions', 'length', 'count', 'created_at'],
-  summary: 'list the collections; piped, one tab-separated line each: name, model, entries',
+  summary: 'list the collections',
+  description: 'list the collections; piped, one tab-separated line each: name, model, entries',
   flags: { json: { flags: '--json', help: 'print them as JSON' } },
   examples: ['router embed "a text" -c scratch --id one --model local/embed', 'router collections list', 'router collections list --json name,count'],
   run: async (ctx) => {
