@@ -17,7 +17,7 @@ That was the demo (its emulator stops now). Next, your own:
   router serve --port 8080 --state ./state      # in a terminal of its own; it prints the keys
   router config init                            # in another: the API root and keys it printed
   router chat --model local/lorem "write 12 words"
-Then read the README's "Three commands" (README.md), and docs/ for every command.
+Then read README.md from "First chat" on, and docs/ for every command.
 `;
 const state = mkdtempSync(join(tmpdir(), 'router-demo-'));
 const server = spawn(process.execPath, [bin, 'serve', '--port', '0', '--state', state, '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });

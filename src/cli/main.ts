@@ -130,15 +130,14 @@ function jsonTarget(program: Command, words: string[]): JsonTarget | undefined {
 }
 
 /**
- * How the root help lists a command: its definition's usage, else commander's with "[options]" only for
- * flags of its own; nothing for a group. A command that also runs itself (models) reads by what it takes.
+ * How the root help lists a command: the arguments of its definition's usage, else of commander's; nothing for a
+ * group. "[options]" is left to the command's own help: it widened the list's first column so that most summaries
+ * wrapped.
  */
 export function listedUsage(cmd: Command): string {
   const def = definitionOf(cmd);
   if (!def || !('run' in def)) return '';
-  if (def.usage) return def.usage;
-  const derived = cmd.usage().replace(/\[command\]\s*/, '');
-  return cmd.options.length ? derived : derived.replace(/^\[options\]\s*/, '');
+  return (def.usage ?? cmd.usage()).replace(/\[command\]\s*/, '').replace(/^\[options\]\s*/, '');
 }
 
 function commandPath(cmd: Command): string {

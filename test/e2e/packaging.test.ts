@@ -18,16 +18,18 @@ describe('the package', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     const engines = /^>=(\d+\.\d+\.\d+)$/.exec(pkg.engines.node)![1]!;
     expect(readme).toContain(`Node.js ${engines} or newer`);
-    expect(readme).toMatch(/`npm test` first installs[^]*apt-get[^]*root/);
+    // The README links what `npm install` warns about and what `npm test` installs; docs/development.md says it.
+    expect(readme).toMatch(/`npm test` installs[^]*\]\(docs\/development\.md\)/);
+    expect(readFileSync(join(root, 'docs', 'development.md'), 'utf8')).toMatch(/`npm test` first installs[^]*apt-get[^]*root/);
   });
 
   // Issue 46: npm 11 ends `npm install` with a warning for every dependency install script not reviewed.
-  it('npm install in the checkout has no install script left to warn about (allowScripts covers them; the README says why)', () => {
+  it('npm install in the checkout has no install script left to warn about (allowScripts covers them; docs/development.md says why)', () => {
     expect(Object.values(pkg.allowScripts ?? {})).not.toContain(true);
     const ls = spawnSync('npm', ['install-scripts', 'ls'], { cwd: root, encoding: 'utf8' });
     if (ls.status !== 0 && /Unknown command/i.test(ls.stderr + ls.stdout)) return; // an npm before allowScripts: nothing to warn about
     expect(ls.stdout + ls.stderr).toMatch(/No packages with unreviewed install scripts/);
-    expect(readFileSync(join(root, 'README.md'), 'utf8')).toMatch(/install-script warnings[^]*allowScripts/);
+    expect(readFileSync(join(root, 'docs', 'development.md'), 'utf8')).toMatch(/install-script warnings[^]*allowScripts/);
   });
 
   it('the packed package.json has no prepare script (installing runs no build); postpack puts it back', () => {

@@ -95,7 +95,7 @@ it('roles show hides the password of an MCP server URL in a role, as config list
   const json = JSON.parse((await run(['roles', 'show', 'remote', '--json'], env)).stdout) as { settings: { mcp: string[] } };
   expect(json.settings.mcp).toEqual(['http://***@127.0.0.1:9/mcp', 'npx srv --url=https://***@h.example/x']);
   // The help says so (it said "print a role file as it is").
-  expect((await run(['roles', '--help'], env)).stdout).toMatch(/show \[options\] <name> +print a role file, a URL's password as \*\*\*\n/);
+  expect((await run(['roles', '--help'], env)).stdout).toMatch(/show <name> +print a role file, a URL's password as \*\*\*\n/);
 });
 
 it('a ledger line that cannot be written is said on stderr without a budget and without --verbose, once', async () => {

@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram, COMMANDS, listedUsage } from '../../src/cli/main.js';
 
@@ -22,8 +23,35 @@ describe('the command index of main.ts', () => {
       expect(help).toContain(`${cmd.name()}${usage ? ` ${usage}` : ''}`);
       expect(help.replace(/\s+/g, ' ')).toContain(cmd.summary());
     }
-    expect(listedUsage(program.commands.find((c) => c.name() === 'api')!)).toBe('[options] [method] <path>');
-    expect(listedUsage(program.commands.find((c) => c.name() === 'models')!)).toBe('[options] [search...]');
+    expect(listedUsage(program.commands.find((c) => c.name() === 'api')!)).toBe('[method] <path>');
+    expect(listedUsage(program.commands.find((c) => c.name() === 'models')!)).toBe('[search...]');
     expect(listedUsage(program.commands.find((c) => c.name() === 'batch')!)).toBe('');
+  });
+});
+
+describe('the root help', () => {
+  it('lists each command on one line at 80 columns (a wrapped summary hid the next command\'s name)', async () => {
+    const program = await buildProgram(null);
+    program.configureHelp().helpWidth = 80;
+    const help = program.helpInformation();
+    const listing = help.slice(help.indexOf('\nGenerate:\n'), help.indexOf('\nCommands:\n')).split('\n');
+    expect(listing.length).toBeGreaterThan(20);
+    // A line that starts in the summaries' column is a summary cut in two.
+    expect(listing.filter((l) => /^ {8,}\S/.test(l))).toEqual([]);
+    expect(Math.max(...help.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
+  });
+
+  it('and so does each group\'s help, its subcommands one a line (the detail is in each one\'s own help)', async () => {
+    const program = await buildProgram(null);
+    const wrapped: string[] = [];
+    const groups = (cmd: Command): Command[] => cmd.commands.filter((c) => c.commands.length).flatMap((c) => [c, ...groups(c)]);
+    for (const group of groups(program)) {
+      group.configureHelp().helpWidth = 80;
+      const help = group.helpInformation();
+      const listing = help.slice(help.indexOf('\nCommands:\n') + 11).split('\n\n')[0]!.split('\n');
+      wrapped.push(...listing.filter((l) => /^ {8,}\S/.test(l)).map((l) => `${group.name()}: ${l.trim()}`));
+    }
+    expect(groups(program).length).toBeGreaterThan(8);
+    expect(wrapped).toEqual([]);
   });
 });

@@ -16,7 +16,8 @@ function said(err: unknown): unknown {
 const list = defineCommand({
   name: 'list',
   jsonFields: ['name', 'model'],
-  summary: 'list the aliases; piped, one tab-separated line each: alias, model id',
+  summary: 'list the aliases',
+  description: 'list the aliases; piped, one tab-separated line each: alias, model id',
   flags: { json: { flags: '--json', help: 'print them as JSON: [{ name, model }]' } },
   examples: ['router aliases list', 'router aliases list --json'],
   run: async ({ io, opts, env }) => {
@@ -29,7 +30,8 @@ const list = defineCommand({
 
 const set = defineCommand({
   name: 'set',
-  summary: 'name a model: the alias then works wherever a model id is taken (--model, a role, config set model)',
+  summary: 'name a model: the alias works wherever an id does',
+  description: 'name a model: the alias then works wherever a model id is taken (--model, a role, config set model)',
   args: [ALIAS_NAME, { name: '<model>', help: 'the model id, <author>/<slug>', parse: modelId, complete: 'model-ids' }],
   examples: ['router aliases set fast local/echo', 'router chat -m fast "hello"'],
   run: async (ctx, name, model) => {
@@ -74,7 +76,7 @@ const path = defineCommand({
 
 export const aliases = defineGroup({
   name: 'aliases',
-  summary: 'short names for model ids, taken wherever a model id is',
+  summary: 'short names for model ids',
   description: 'Aliases: short names for model ids (llm\'s aliases), kept in aliases.json in the config folder. An alias works wherever a model id is taken: --model of chat, responses, embed, speak and batch, a role\'s model, and the model, embed_model and speech_model settings. An alias has no slash, so it never shadows a model id.',
   commands: [list, set, remove, path],
   examples: ['router aliases set quick local/echo', 'router chat -m quick "hello"', 'router aliases list'],

@@ -46,7 +46,7 @@ type ApiOpts = FlagValues<typeof FLAGS>;
 
 export const api = defineCommand({
   name: 'api',
-  summary: 'call any endpoint with your key (raw access, --paginate, --jq)',
+  summary: 'call any endpoint with your key (--paginate, --jq)',
   description: "Call any endpoint of the API with the active profile's key and print the answer's body.",
   usage: '[options] [method] <path>',
   args: [

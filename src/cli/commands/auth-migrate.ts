@@ -9,7 +9,7 @@ import type { KeyField } from '../../config/fields.js';
 export const migrate = defineCommand({
   name: 'migrate',
   jsonFields: ['keychain', 'file', 'moved'],
-  summary: 'move the keys kept in the config file into the keychain (Secret Service, macOS Keychain, Windows Credential Manager)',
+  summary: 'move the keys in the config file into the keychain',
   description:
     'Move every API key and management key kept in the config file into the operating system\'s keychain (of every profile, or of --profile NAME); the file then only says where each is (--dry-run first shows which would move). Exit 1, nothing moved, when there is no keychain to use; exit 2 with keys to move and ROUTER_KEYCHAIN=off. See docs/keys.md.',
   flags: {

@@ -9,8 +9,7 @@ import { migrate } from './auth-migrate.js';
 const status = defineCommand({
   name: 'status',
   jsonFields: ['profile', 'api_root', 'api_root_from', 'key', 'key_from', 'key_store', 'key_location', 'checked_with', 'details'],
-  summary:
-    'check the API key the settings give (flags > environment > profile) against the service: GET /v1/key, or a one-item batch listing where the service has no such route; exit 3 when it is refused',
+  summary: 'check the API key in use against the service',
   description:
     'Check the API key the settings give against the service, and say where it lives: the environment, the keychain, a key command (api_key_command) or the config file. The profile, the API root and where the key comes from are printed before the check, so that they show when it fails.',
   flags: jsonFlags('print {profile, api_root, api_root_from, key, key_from, key_store, key_location, checked_with, details}'),
@@ -85,7 +84,7 @@ async function keyStore(io: IO, from: Source): Promise<{ kind: string; location:
 
 export const auth = defineGroup({
   name: 'auth',
-  summary: 'auth status: is the key accepted, where it lives, its label, limits and usage; auth migrate: keys into the keychain',
+  summary: 'check the key in use; move keys into the keychain',
   description: 'The API key in use: where it lives, is it accepted, and what are its label, limits and usage; keys moved from the config file into the keychain.',
   commands: [status, migrate],
   examples: ['router auth status', 'router auth migrate --dry-run'],

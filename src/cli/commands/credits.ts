@@ -9,7 +9,7 @@ import { roundCost } from '../../internal/round-cost.js';
 export const credits = defineCommand({
   name: 'credits',
   jsonFields: ['total_credits', 'total_usage', 'balance'],
-  summary: "the account's credits, usage and balance (management key)",
+  summary: "the account's credits and balance (management key)",
   description: "The account's credits: bought (total_credits), spent (total_usage) and the balance left. Needs the management key.",
   flags: { json: { flags: '--json', help: 'print {total_credits, total_usage, balance}' } },
   notes: 'Piped, one tab-separated line: credits, used, balance (USD, plain decimals).',

@@ -11,7 +11,8 @@ const list = defineCommand({
   name: 'list',
   jsonFields: ['hash', 'aliases', 'source', 'created_at', 'length', 'preview'],
   printsKept: true,
-  summary: 'list the kept fragments, most recent first; piped, one tab-separated line each: hash, aliases, created, source, preview',
+  summary: 'list the kept fragments, most recent first',
+  description: 'list the kept fragments, most recent first; piped, one tab-separated line each: hash, aliases, created, source, preview',
   flags: { json: { flags: '--json', help: 'print them as JSON: [{ hash, aliases, source, created_at, length, preview }]' } },
   examples: ['router fragments list', 'router fragments list --json hash,source'],
   run: async ({ io, opts, env }) => {
@@ -45,7 +46,8 @@ const show = defineCommand({
 
 const set = defineCommand({
   name: 'set',
-  summary: 'name a fragment: a file or URL (kept now), or a kept one by alias or hash; chat -f ALIAS then takes it',
+  summary: 'name a fragment (a file, a URL or a kept one)',
+  description: 'name a fragment: a file or URL (kept now), or a kept one by alias or hash; chat -f ALIAS then takes it',
   args: [{ name: '<alias>', help: 'the alias: 1 to 64 letters, digits, ".", "_" or "-"' }, { name: '<fragment>', help: 'a file, an http(s) URL, or a kept alias or hash', complete: 'files' }],
   examples: ['router fragments set notes notes.txt', 'router chat -f notes "summarize this" --model local/echo'],
   run: async ({ io, env, flags }, alias, ref) => {
@@ -63,7 +65,8 @@ const set = defineCommand({
 
 const remove = defineCommand({
   name: 'remove',
-  summary: 'remove an alias (the fragment stays: conversations name it by hash)',
+  summary: 'remove an alias (the fragment stays)',
+  description: 'remove an alias (the fragment stays: conversations name it by hash)',
   args: [{ name: '<alias>', help: 'the alias' }],
   examples: ['router fragments set scratch notes.txt', 'router fragments remove scratch'],
   run: async ({ io, env }, alias) => {
@@ -74,7 +77,7 @@ const remove = defineCommand({
 
 export const fragments = defineGroup({
   name: 'fragments',
-  summary: 'list and show the fragments chat -f keeps; name them (set, remove)',
+  summary: 'list, show and name the fragments chat -f keeps',
   description: 'Fragments are pieces of a prompt chat -f (and --sf, for the system message) takes from a file, a URL or stdin: each kept once by the SHA-256 of its text, the conversation naming it by hash. An alias names one: chat -f ALIAS.',
   commands: [list, show, set, remove],
   examples: ['router fragments set notes notes.txt', 'router chat -f notes "summarize this" --model local/echo', 'router fragments list'],

@@ -9,7 +9,7 @@ import { decimal } from '../../internal/decimal.js';
 export const generation = defineCommand({
   name: 'generation',
   jsonFields: ['id', 'model', 'total_cost', 'usage', 'created_at', 'provider_name', 'streamed', 'cancelled', 'latency', 'generation_time', 'moderation_latency', 'finish_reason', 'native_finish_reason', 'tokens_prompt', 'tokens_completion', 'native_tokens_prompt', 'native_tokens_completion', 'native_tokens_reasoning', 'native_tokens_cached', 'native_tokens_completion_images', 'is_byok', 'api_type', 'upstream_id', 'upstream_inference_cost', 'cache_discount', 'origin', 'http_referer', 'user_agent', 'external_user', 'session_id', 'request_id', 'router', 'service_tier', 'data_region', 'workspace_id', 'app_id', 'preset_id', 'provider_responses', 'web_search_engine', 'num_media_prompt', 'num_input_audio_prompt', 'num_media_completion', 'num_search_results', 'num_fetches'],
-  summary: 'what a call really cost: tokens, provider, latency (by its generation id)',
+  summary: 'what a call really cost, by its generation id',
   description:
     'What the service recorded of one generation once it ran: the cost it charged, the native token counts of the provider that served it, and how long it took. The id is the "id" of a chat or Responses answer (router chat --json prints it; the usage ledger keeps it).',
   args: [{ name: '<id>', help: 'the generation id (gen-…)' }],

@@ -15,7 +15,7 @@ export const logs = defineCommand({
   name: 'logs',
   jsonFields: FIELDS,
   printsKept: true,
-  summary: 'show the prompts and answers chat kept, newest last: the last N, a search, a model, a conversation',
+  summary: 'show what chat kept: the last N turns, a search',
   description:
     'The turns of the conversations router chat keeps (unless --no-log), as llm logs shows them: the last 3, newest last; -n N the last N (0: all). Words after the flags (or -q/--query TEXT) keep the turns whose prompt or answer holds every word or "quoted phrase", in any case. A turn is placed by its conversation\'s last update: the turns of a conversation stay together, in their order.',
   args: [{ name: '[search...]', help: 'words that must be in the prompt or the answer (as --query)' }],

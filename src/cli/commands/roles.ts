@@ -30,7 +30,8 @@ const list = defineCommand({
   name: 'list',
   jsonFields: ['name', 'model', 'settings', 'system'],
   printsKept: true,
-  summary: 'list the roles; piped, one tab-separated line each: name, model (empty if none), first line of the prompt',
+  summary: 'list the roles',
+  description: 'list the roles; piped, one tab-separated line each: name, model (empty if none), first line of the prompt',
   flags: { json: { flags: '--json', help: 'print them as JSON' } },
   examples: ['router roles list', 'router roles list --json name,model'],
   run: async ({ io, opts, env }) => {
@@ -73,7 +74,8 @@ const show = defineCommand({
 
 const save = defineCommand({
   name: 'save',
-  summary: 'write a role (replacing one of that name): its system prompt from --system or stdin, and any chat flag given',
+  summary: 'write a role from --system or stdin and chat flags',
+  description: 'write a role (replacing one of that name): its system prompt from --system or stdin, and any chat flag given',
   args: [{ name: '<name>', help: 'role name: letters, digits, ".", "_" or "-"' }],
   flags: SAVE_FLAGS,
   examples: ['router roles save terse --system "Answer in one line." --model local/echo', 'echo "You review shell scripts." | router roles save shell --temperature 0.1'],
@@ -82,7 +84,8 @@ const save = defineCommand({
 
 const edit = defineCommand({
   name: 'edit',
-  summary: 'open a role in $VISUAL or $EDITOR (a new one starts from a template); checked when the editor closes',
+  summary: 'open a role in $VISUAL or $EDITOR',
+  description: 'open a role in $VISUAL or $EDITOR (a new one starts from a template); checked when the editor closes',
   args: [ROLE_NAME],
   examples: ["EDITOR='echo You are terse. >' router roles edit scratch"],
   run: runEdit,
@@ -114,7 +117,7 @@ const showPath = defineCommand({
 
 export const roles = defineGroup({
   name: 'roles',
-  summary: 'system prompts and settings kept under a name, for chat --role',
+  summary: 'system prompts and settings kept by name (--role)',
   description: 'Roles: a system prompt and settings kept under a name, applied with router chat --role NAME (also responses, and /role in chat -i). Each is a Markdown file in the config folder: YAML front matter (any chat flag: model, temperature, max-tokens, …) and the system prompt as its body. Flags given on the command line win over the role; the role wins over the profile.',
   commands: [list, show, save, edit, remove, showPath],
   examples: ['router roles save terse --system "Answer in one line." --model local/echo', 'router chat --role terse "what is a CLI?"', 'router roles list'],

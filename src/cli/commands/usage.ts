@@ -31,7 +31,7 @@ const FLAGS = {
 export const usageCommand = defineCommand({
   name: 'usage',
   jsonFields: ['since', 'until', 'by', 'rows', 'total', 'budgets', 'checked', 'reconciled', 'not_found', 'unknown_here', 'pending', 'waiting', 'left', 'stopped', 'reported_cost', 'charged_cost'],
-  summary: 'totals of tokens and cost from the local usage ledger',
+  summary: 'totals of tokens and cost from the local ledger',
   description: "Totals of what this machine's router calls used and cost, from the local usage ledger (rows: tab-separated; --json for one object).",
   flags: FLAGS,
   notes: `Piped, one tab-separated line per row, then one for the total: the --by key (day, model, …), calls, prompt tokens, completion tokens, total tokens, cost (USD).

@@ -8,7 +8,7 @@ export const GLOBAL_FLAGS = {
   apiRoot: { flags: '--api-root <url>', help: 'API root, e.g. http://127.0.0.1:8080/api (env ROUTER_API_ROOT)' },
   timeout: {
     flags: '--timeout <duration>',
-    help: 'longest wait of each attempt (a retry waits afresh) for a connection, an answer, or the next piece of one (of a stream, its next event: keep-alive comments do not count): seconds, or 500ms, 30s, 2m; at least 100ms (default 120s); of a fragment URL, the whole fetch with its redirects and retries (default 30s)',
+    help: 'longest wait, per attempt, for a connection, an answer or a stream\'s next event (keep-alive comments do not count): 500ms, 30s, 2m, at least 100ms (default 120s; a fragment URL\'s whole fetch: 30s)',
     parse: secondsIn(0.1, 86_400),
   },
   maxRetries: { flags: '--max-retries <n>', help: 'retries of transient failures, 0 to 10 (default 2)', parse: integerIn(0, 10) },

@@ -10,7 +10,8 @@ const JOB = ['id', 'created_at', 'updated_at', 'input', 'endpoint', 'model', 'pr
 const create = defineCommand({
   name: 'create',
   jsonFields: BATCH,
-  summary: 'create a batch from a JSONL file: one {"custom_id", "body"} (or {"custom_id", "method", "url", "body"}) per line',
+  summary: 'create a batch from a JSONL file of requests',
+  description: 'create a batch from a JSONL file: one {"custom_id", "body"} (or {"custom_id", "method", "url", "body"}) per line',
   args: [{ name: '<file>', help: 'JSONL file, or - for stdin', complete: 'files' }],
   flags: CREATE_FLAGS,
   notes: `Limits: at most ${BATCH_MAX_REQUESTS} requests and 200 MB (200,000,000 bytes) of request body. Every line is checked before anything is sent. The new batch id is always printed (on stderr with --watch). With --watch and no --results, the batch once it ends: piped, one tab-separated line as batch list prints it.`,
@@ -37,7 +38,8 @@ A service with no listing (the deployed one) gets the batches made from this mac
 const get = defineCommand({
   name: 'get',
   jsonFields: BATCH,
-  summary: 'show a batch; --results writes its results as JSONL; --watch follows it until it ends',
+  summary: 'show a batch; --watch follows it to its end',
+  description: 'show a batch; --results writes its results as JSONL; --watch follows it until it ends',
   args: [{ name: '<id>', help: 'batch id', complete: 'batch-ids' }],
   flags: GET_FLAGS,
   notes: 'On a terminal, a description; piped, one tab-separated line: id, status, endpoint, model, completed/failed/total, created (ISO 8601), as batch list prints it.',
@@ -48,7 +50,8 @@ const get = defineCommand({
 const run = defineCommand({
   name: 'run',
   jsonFields: JOB,
-  summary: 'run a JSONL file of any size as a job: split into batches, submit each once, follow, merge results in input order',
+  summary: 'run a JSONL file of any size as a job',
+  description: 'run a JSONL file of any size as a job: split into batches, submit each once, follow, merge results in input order',
   args: [{ name: '[file]', help: 'JSONL file, as for batch create', complete: 'files' }],
   flags: RUN_FLAGS,
   notes: `A job lives in $XDG_STATE_HOME/router/jobs/<id> (job.json, written atomically before each create and after each answer). Batches are created one at a time and run on the service in parallel.
@@ -71,7 +74,8 @@ const jobs = defineCommand({
 const job = defineCommand({
   name: 'job',
   jsonFields: JOB,
-  summary: 'show one job of batch run: its shards, their batches, counts and cost',
+  summary: 'show one job of batch run: shards, counts, cost',
+  description: 'show one job of batch run: its shards, their batches, counts and cost',
   args: [{ name: '<id>', help: 'job id (router batch jobs lists them)', complete: 'job-ids' }],
   flags: JOB_FLAGS,
   notes: 'On a terminal, a table of shards; piped, one tab-separated line per shard: shard, lines, requests, bytes, batch, status, completed/failed/total, cost.',

@@ -17,7 +17,7 @@ const FORMATS = ['jsonl', 'json', 'csv', 'tsv'] as const;
 export const embedMulti = defineCommand({
   name: 'embed-multi',
   logsUsage: true,
-  summary: 'embed many items into a collection: a JSONL, JSON, CSV or TSV file, or the files of a folder',
+  summary: 'embed a file of items or a folder into a collection',
   description:
     'Embed items into a collection. FILE holds them: JSONL or a JSON array of {"id", "content", "metadata"} (without "content", the other fields joined), or CSV/TSV with a header row (the first column the id, the others the content). With --files DIR, the second argument is a glob (e.g. \'**/*.md\') and each matching file is an item, its id its path under DIR.',
   args: [

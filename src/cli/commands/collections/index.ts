@@ -6,7 +6,8 @@ import { collectionsOf } from './send.js';
 const list = defineCommand({
   name: 'list',
   jsonFields: ['name', 'model', 'dimensions', 'length', 'count', 'created_at'],
-  summary: 'list the collections; piped, one tab-separated line each: name, model, entries',
+  summary: 'list the collections',
+  description: 'list the collections; piped, one tab-separated line each: name, model, entries',
   flags: { json: { flags: '--json', help: 'print them as JSON' } },
   examples: ['router embed "a text" -c scratch --id one --model local/embed', 'router collections list', 'router collections list --json name,count'],
   run: async (ctx) => {
@@ -40,7 +41,7 @@ const path = defineCommand({
 
 export const collections = defineGroup({
   name: 'collections',
-  summary: 'list and delete embedding collections (router embed -c, embed-multi, similar)',
+  summary: 'list and delete embedding collections',
   description: 'The embedding collections of the profile: each keeps vectors of one model, under ids, with their text and metadata when asked.',
   commands: [list, remove, path],
   examples: ['router embed "a text" -c notes --id one --model local/embed', 'router collections list', 'router collections delete notes'],

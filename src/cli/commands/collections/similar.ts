@@ -14,7 +14,8 @@ export const similar = defineCommand({
   name: 'similar',
   logsUsage: true,
   jsonFields: ['id', 'score', 'content', 'metadata'],
-  summary: 'the entries of a collection most like a text (embedded with its model) or a kept entry, by cosine similarity',
+  summary: "a collection's entries most like a text or an entry",
+  description: 'the entries of a collection most like a text (embedded with its model) or a kept entry, by cosine similarity',
   args: [
     { name: '<name>', help: 'the collection', complete: 'collections' },
     { name: '[text...]', help: 'the text to compare with ("-" or nothing: stdin)' },

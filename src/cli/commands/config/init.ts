@@ -13,7 +13,8 @@ import type { IO } from '../../io/io.js';
 
 export const init = defineCommand({
   name: 'init',
-  summary: 'set up a profile interactively: API root, API key and management key (both hidden; speak and decide need the management key) and default model',
+  summary: 'set up a profile interactively',
+  description: 'set up a profile interactively: API root, API key and management key (both hidden; speak and decide need the management key) and default model',
   flags: WRITTEN_PROFILE_FLAGS,
   examples: ['router config init', 'router config init --profile local'],
   run: runInit,

@@ -16,7 +16,8 @@ const SETTING = { name: '<setting>', help: FIELDS.join(' | '), complete: 'settin
 
 export const set = defineCommand({
   name: 'set',
-  summary: 'set a setting of a profile; a key is read from stdin (or a hidden prompt) and kept in the keychain where there is one',
+  summary: 'set a setting of a profile (a key from stdin)',
+  description: 'set a setting of a profile; a key is read from stdin (or a hidden prompt) and kept in the keychain where there is one',
   args: [SETTING, { name: '[value]', help: 'the value (leave out for keys)' }],
   flags: PROFILE_FLAGS,
   examples: ['router config set model local/lorem', 'printf %s "$ROUTER_API_KEY" | router config set api_key --profile work', "router config set api_key_command 'pass show router' --profile work"],
@@ -108,7 +109,8 @@ export const get = defineCommand({
 
 export const unset = defineCommand({
   name: 'unset',
-  summary: 'remove a setting from a profile (a budget, a default model, a key); one not set is left as it is',
+  summary: 'remove a setting from a profile',
+  description: 'remove a setting from a profile (a budget, a default model, a key); one not set is left as it is',
   args: [SETTING],
   flags: PROFILE_FLAGS,
   examples: ['router config unset daily_budget', 'router config unset model --profile work'],

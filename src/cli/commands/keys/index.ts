@@ -11,7 +11,8 @@ const MANAGEMENT_NOTE = 'Needs a management key (ROUTER_MANAGEMENT_KEY or the pr
 const list = defineCommand({
   name: 'list',
   jsonFields: KEY,
-  summary: 'list the API keys of the workspace (enabled ones unless --include-disabled)',
+  summary: 'list the API keys of the workspace',
+  description: 'list the API keys of the workspace (enabled ones unless --include-disabled)',
   flags: LIST_FLAGS,
   notes: `Piped, one tab-separated line per key: ${KEY_COLUMNS} (empty where there is none; "-" on a terminal). The key itself is never listed: the label is it masked, the hash names it.\n${MANAGEMENT_NOTE}`,
   examples: ['router keys list', 'router keys list --include-disabled --json name,hash,disabled'],
@@ -21,7 +22,8 @@ const list = defineCommand({
 const create = defineCommand({
   name: 'create',
   jsonFields: ['data', 'key'],
-  summary: 'create an API key; prints the key (shown this once) on stdout',
+  summary: 'create an API key, printed this once on stdout',
+  description: 'create an API key; prints the key (shown this once) on stdout',
   args: [{ name: '<name>', help: 'a name for the key' }],
   flags: CREATE_FLAGS,
   notes: `The new key goes to stdout, alone on its line, so that it can be captured; the service shows it only in this answer (stderr says so, with the key's hash). ${MANAGEMENT_NOTE}`,
@@ -43,7 +45,8 @@ const get = defineCommand({
 const update = defineCommand({
   name: 'update',
   jsonFields: KEY,
-  summary: 'change an API key: name, limit, limit reset, disabled or enabled',
+  summary: 'change an API key: name, limit, reset, disabled',
+  description: 'change an API key: name, limit, limit reset, disabled or enabled',
   args: [HASH_ARG],
   flags: UPDATE_FLAGS,
   notes: `Only what is given changes; at least one change is needed. Piped, the key as it now is, one line as keys list prints it.\n${MANAGEMENT_NOTE}`,
@@ -53,7 +56,8 @@ const update = defineCommand({
 
 const remove = defineCommand({
   name: 'delete',
-  summary: 'delete an API key: requests with it are refused from then on',
+  summary: 'delete an API key',
+  description: 'delete an API key: requests with it are refused from then on',
   args: [HASH_ARG],
   notes: MANAGEMENT_NOTE,
   examples: ['hash=$(router keys create gone --json --jq .data.hash)', 'router keys delete "$hash"'],
@@ -63,7 +67,8 @@ const remove = defineCommand({
 const current = defineCommand({
   name: 'current',
   jsonFields: CURRENT,
-  summary: 'the key router calls with (GET /v1/key): label, limit, usage, kind',
+  summary: 'the key router calls with: label, limit, usage',
+  description: 'the key router calls with (GET /v1/key): label, limit, usage, kind',
   flags: {
     management: { flags: '--management', help: 'the management key instead of the API key' },
     json: { flags: '--json', help: 'print the service\'s answer (data)' },
@@ -75,7 +80,7 @@ const current = defineCommand({
 
 export const keys = defineGroup({
   name: 'keys',
-  summary: 'list, create, update and delete the API keys of the workspace (management key)',
+  summary: "manage the workspace's API keys (management key)",
   description: "The workspace's API keys, through the management API: list them, create one (its key printed once), show, change (limit, reset, disabled) and delete one by its hash; current: the key in use.",
   commands: [list, create, get, update, remove, current],
   examples: ['router keys current', 'hash=$(router keys create tryout --json --jq .data.hash)', 'router keys update "$hash" --limit 1', 'router keys delete "$hash"'],

@@ -26,7 +26,8 @@ const lines = (model: string, options: Record<string, string>) => Object.entries
 const list = defineCommand({
   name: 'list',
   jsonFields: ['model', 'option', 'value'],
-  summary: 'every model\'s options; piped, one tab-separated line each: model, option, value',
+  summary: 'every model\'s options',
+  description: 'every model\'s options; piped, one tab-separated line each: model, option, value',
   flags: { json: { flags: '--json', help: 'print them as JSON: [{ model, option, value }]' } },
   examples: ['router models options list'],
   run: async ({ io, opts, env }) => {
@@ -40,7 +41,8 @@ const list = defineCommand({
 const show = defineCommand({
   name: 'show',
   jsonFields: ['option', 'value'],
-  summary: 'one model\'s options; piped, one tab-separated line each: option, value',
+  summary: 'one model\'s options',
+  description: 'one model\'s options; piped, one tab-separated line each: option, value',
   args: [MODEL],
   flags: { json: { flags: '--json', help: 'print them as JSON: [{ option, value }]' } },
   examples: ['router models options set local/echo temperature 0.5', 'router models options show local/echo'],
@@ -56,7 +58,8 @@ const show = defineCommand({
 
 const set = defineCommand({
   name: 'set',
-  summary: 'keep an option of a model, used by chat and responses when it is chosen (a flag or a role goes over it)',
+  summary: 'keep an option of a model for chat and responses',
+  description: 'keep an option of a model, used by chat and responses when it is chosen (a flag or a role goes over it)',
   args: [MODEL, { name: '<option>', help: 'a generation flag without its dashes: temperature, max-tokens, top-p, seed, …' }, { name: '<value>', help: 'its value, as the flag takes it' }],
   examples: ['router models options set local/echo temperature 0.5', 'router models options set local/echo max-tokens 200'],
   run: async (ctx, model, option, value) => {
@@ -100,7 +103,7 @@ async function flagTables(): Promise<Command[]> {
 
 export const options = defineGroup({
   name: 'options',
-  summary: 'default options of a model (temperature, max-tokens, …), used when it is chosen',
+  summary: 'default options of a model (temperature, …)',
   description: 'Default options of a model (llm\'s models options), kept in model-options.json in the config folder and used by chat and responses when that model is chosen: flags given go over them, and a role\'s settings too.',
   commands: [list, show, set, clear],
 });

@@ -43,7 +43,7 @@ export const responses = defineCommand({
   name: 'responses',
   logsUsage: true,
   jsonFields: [...RESPONSE, ...RESPONSE_EVENT.filter((f) => !RESPONSE.includes(f))],
-  summary: 'generate in the Responses format, streaming the text',
+  summary: 'generate in the Responses format, streamed',
   description: 'Create a response in the Responses format. Each request is independent: the whole history goes in the input.',
   args: [{ name: '[prompt...]', help: 'the prompt; "-" or nothing reads stdin' }],
   flags: FLAGS,
