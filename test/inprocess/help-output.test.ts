@@ -24,7 +24,7 @@ describe('help and output conventions', () => {
       expect(r.code, args.join(' ')).toBe(0);
       expect(r.stdout, args.join(' ')).toBe(root.stdout);
     }
-    expect(root.stdout).toMatch(/\n {2}responses \[options\] \[prompt\.\.\.\] +generate/);
+    expect(root.stdout).toMatch(/\n {2}responses \[prompt\.\.\.\] +generate/);
   });
 
   it('every command has a description, and leaf commands show examples', async () => {
