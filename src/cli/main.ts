@@ -77,7 +77,7 @@ export function invokedCommand(args: string[]): string | undefined {
 
 const ROOT_HELP_AFTER = `
 Examples:
-  $ router serve --port 8080                        # local emulator, prints a key
+  $ router serve --port 8080                      # local emulator, prints a key
   $ echo "hi" | router chat --model local/echo
   $ router batch create requests.jsonl --model local/echo --watch
   $ router speak "hello" --voice alloy --model local/tts -o hello.mp3

@@ -41,6 +41,16 @@ describe('the root help', () => {
     expect(Math.max(...help.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
   });
 
+  it('fits its examples in 80 columns too (the text after the listing, as router --help prints it)', async () => {
+    const program = await buildProgram(null);
+    program.configureHelp().helpWidth = 80;
+    let out = '';
+    program.configureOutput({ writeOut: (s) => (out += s), getOutHelpWidth: () => 80 });
+    program.outputHelp();
+    expect(out).toContain('Examples:');
+    expect(out.split('\n').filter((l) => l.length > 80)).toEqual([]);
+  });
+
   it('and so does each group\'s help, its subcommands one a line (the detail is in each one\'s own help)', async () => {
     const program = await buildProgram(null);
     const wrapped: string[] = [];

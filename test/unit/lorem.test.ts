@@ -26,4 +26,10 @@ describe('local/lorem', () => {
     expect(gen).toMatchObject({ finishReason: 'length', completionTokens: lorem.maxOutputTokens });
     expect([...piecesOf(gen)]).toHaveLength(lorem.maxOutputTokens!);
   });
+
+  it('writes "N more words" as N words (the README\'s follow-up, `router chat -c "write 6 more words"`)', () => {
+    const words = (ask: string) => generate(lorem, `user: ${ask}`, ask, {}).text.split(/\s+/).filter(Boolean).length;
+    expect(words('write 6 more words')).toBe(6);
+    expect(words('write 6 words')).toBe(6);
+  });
 });

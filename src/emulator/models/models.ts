@@ -209,7 +209,7 @@ export function outputLimit(model: ModelSpec, asked: number | undefined): number
 
 /**
  * What a local chat model answers. `local/echo` repeats the last user message;
- * `local/lorem` writes deterministic prose, as many words as "N words" in the prompt asks
+ * `local/lorem` writes deterministic prose, as many words as "N words" (or "N more words") in the prompt asks
  * (else 24 to 63), both cut at `maxTokens`.
  */
 export function generate(model: ModelSpec, promptText: string, lastUser: string, asked: { maxTokens?: number; seed?: unknown; stop?: string[] }): Generation {
@@ -219,7 +219,7 @@ export function generate(model: ModelSpec, promptText: string, lastUser: string,
   let text: string;
   if (model.id === 'local/lorem') {
     const seed = seedOf(promptText, opts.seed ?? null);
-    const wanted = /(\d{1,7})\s+words?\b/i.exec(lastUser);
+    const wanted = /(\d{1,7})\s+(?:more\s+)?words?\b/i.exec(lastUser);
     const words = wanted ? Number(wanted[1]) : 24 + (seed % 40);
     // A word can be two pieces (word + period); generate enough, cut below.
     const made = opts.maxTokens !== undefined ? Math.min(words, opts.maxTokens) : words;
