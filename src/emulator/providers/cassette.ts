@@ -6,9 +6,9 @@ import { replayAudio, teeAudio } from './cassette-audio.js';
 import { parsed, Stopping, type Cassette } from './cassette-format.js';
 import { failAgain, failed, gone, recordedRefusalHint, replay } from './cassette-replay.js';
 import { visible } from '../../internal/visible.js';
-import { hiddenKey } from './key-scrub.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { inOrder, matchKey, nearestTake, takesByRequest, writeCassetteFile, type Endpoint, type Take } from './cassette-folder.js';
+import { PARTIAL, PartialCassette, partialLeftovers, scrubbed } from './cassette-partial.js';
 
 export type { Cassette } from './cassette-format.js';
 export { CassetteFileError, lastTakes, ssePayloadsOf } from './cassette-folder.js';
@@ -56,6 +56,7 @@ export class CassetteDeck {
   ) {
     // Not node's recursive mkdir: under /proc it spins for ever (node 20).
     makeDir(dir, 0o777);
+    partialLeftovers(dir, mode === 'replay');
     ({ byKey: this.byKey, stale: this.stale } = takesByRequest(dir));
   }
 
@@ -100,9 +101,7 @@ export class CassetteDeck {
   }
 
   /** Resolves once the cassettes kept so far are on disk (not those kept meanwhile): a batch's result is written after its exchange's. */
-  allKept(): Promise<void> {
-    return this.writes;
-  }
+  allKept = (): Promise<void> => this.writes;
 
   /**
    * Writes a cassette off the event loop, in turn after those before it: to a temp file, then renamed,
@@ -202,7 +201,7 @@ export class CassetteDeck {
   }
 
   /** A cassette of this exchange, its answer still to come, and how it is kept (saved, and answering from then on). */
-  private blank(live: Live, req: UpstreamChat, key: string, endpoint: Endpoint, reply: { status: number; headers: Record<string, string> }, started: number): { cassette: Cassette; save: () => void } {
+  private blank(live: Live, req: UpstreamChat, key: string, endpoint: Endpoint, reply: { status: number; headers: Record<string, string> }, started: number): { cassette: Cassette; save: () => void; file: string } {
     const url = { chat: live.url, embeddings: live.embeddingsUrl, responses: live.responsesUrl, speech: live.speechUrl }[endpoint];
     // --record-missing adds takes to the run it found, so they are replayed with its takes.
     const run = this.mode === 'record' || !this.byKey.get(key)?.length ? this.run : this.byKey.get(key)![0]!.cassette.run;
@@ -221,9 +220,7 @@ export class CassetteDeck {
     };
     const file = `${live.name}-${String(req.body.model).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60)}-${key.slice(0, 12)}${take > 1 ? `-${take}` : ''}.json`;
     const save = () => {
-      // An upstream that echoes the key it was sent (in a refusal) must not put it in a file people share.
-      const text = `${JSON.stringify(cassette, null, 2)}\n`;
-      this.write(join(this.dir, file), hiddenKey(live.secret) ? text.replaceAll(live.secret, '[provider key]') : text);
+      this.write(join(this.dir, file), scrubbed(live.secret, `${JSON.stringify(cassette, null, 2)}\n`));
       this.written.add(file);
       // Failures held until an answer came are this request's earlier takes, written after it: the
       // first takes the older take 1's file, so a run killed between would leave it alone in place of
@@ -233,7 +230,7 @@ export class CassetteDeck {
       // `--record-missing`: a take this run asked for was its answer, not one to replay back to it.
       if (this.mode === 'replay-record') this.played.set(key, this.byKey.get(key)!.length);
     };
-    return { cassette, save };
+    return { cassette, save, file };
   }
 
   /**
@@ -264,7 +261,7 @@ export class CassetteDeck {
   private async record(live: Live, req: UpstreamChat, key: string, endpoint: Endpoint): Promise<UpstreamReply> {
     const started = Date.now();
     const reply = await this.asked(live, req, key, endpoint, started, () => (endpoint === 'embeddings' ? live.embeddings!(req) : endpoint === 'responses' ? live.responses!(req) : live.chat(req)));
-    const { cassette, save } = this.blank(live, req, key, endpoint, reply, started);
+    const { cassette, save, file } = this.blank(live, req, key, endpoint, reply, started);
     if (reply.kind === 'json') {
       cassette.response.after_ms = Date.now() - started;
       cassette.response.body = parsed(reply.text);
@@ -273,13 +270,15 @@ export class CassetteDeck {
     }
     const chunks: { after_ms: number; data: unknown }[] = (cassette.response.chunks = []);
     const source = reply.events;
-    let kept = false;
-    const keep = () => kept || ((kept = true), save());
+    const partial = new PartialCassette(join(this.dir, `${file}${PARTIAL}`), () => ({ ...cassette, response: { ...cassette.response, chunks: undefined } }), (t) => scrubbed(live.secret, t));
+    let [kept, over] = [false, false];
+    const end = () => over || ((over = true), (this.writes = this.writes.then(() => partial.end())));
+    const keep = () => kept || ((kept = true), save(), end());
     async function* tee(): AsyncGenerator<string> {
       let lost = false;
       try {
         for await (const data of source) {
-          chunks.push({ after_ms: Date.now() - started, data: parsed(data) });
+          chunks.push(partial.add({ after_ms: Date.now() - started, data: parsed(data) }));
           // Kept at [DONE]: a reader stops there, and this generator may never be resumed.
           if (data === '[DONE]') keep();
           yield data;
@@ -292,6 +291,7 @@ export class CassetteDeck {
       } finally {
         // Also when the relay let it go at an event it could not relay (an error, garbage): replayed, the same happens.
         if (!lost && !req.signal.aborted) keep();
+        end();
       }
     }
     return { ...reply, events: tee() };

@@ -1,0 +1,106 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { startEmulator, type Emulator } from '../../dist/emulator/server.js';
+import { spawnServe, type Serve } from '../support/serve-process.js';
+import { SETTLE } from '../support/until.js';
+
+// `router serve --record` killed -9 while it relays a stream (docs/gateway.md, Record and replay): the
+// events it relayed are on disk in a partial cassette, marked as one; --replay answers nothing from
+// it and says so; --record-missing records the request again, whole, and the partial file goes.
+const dir = mkdtempSync(join(tmpdir(), 'router-record-kill-'));
+const cassettes = join(dir, 'cassettes');
+const started: { g: Serve; stderr: () => string }[] = [];
+let upstream: Emulator | undefined;
+afterEach(async () => {
+  for (const { g } of started.splice(0)) {
+    if (g.child.exitCode === null && g.child.signalCode === null) g.child.kill('SIGKILL');
+    await g.exited;
+  }
+});
+afterAll(async () => {
+  await upstream?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const BODY = { model: 'test/m', stream: true, max_tokens: 200, messages: [{ role: 'user', content: 'write 150 words about tides' }] };
+
+async function serve(args: string[], state: string) {
+  const providers = join(dir, 'providers.yaml');
+  writeFileSync(providers, `providers:\n  - { name: up, base_url: "${upstream!.apiRoot}/v1", api_key_env: UP_KEY, models: { test/m: local/lorem }, prices: { test/m: { prompt: 0.000001, completion: 0.000002 } } }\n`);
+  const g = await spawnServe(['--state', join(dir, state), '--providers', providers, ...args], { UP_KEY: upstream!.store.firstKeys().apiKey, HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg') });
+  let err = '';
+  g.child.stderr!.on('data', (c) => (err += c));
+  const s = { g, stderr: () => err };
+  started.push(s);
+  return s;
+}
+
+const ask = (g: Serve) =>
+  fetch(`${g.info.api_root}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${g.info.api_key}`, 'content-type': 'application/json' }, body: JSON.stringify(BODY) });
+
+/** The `data:` payloads of an SSE text, [DONE] included. */
+const payloads = (text: string) => text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
+
+describe('a gateway killed -9 while it records a stream', () => {
+  it('leaves a partial cassette of what it relayed; --replay refuses it, --record-missing records it whole', async () => {
+    upstream = await startEmulator({ stateDir: join(dir, 'upstream'), port: 0 });
+    // The upstream sends the stream's first KiB, then holds the rest: the gateway is mid-stream when killed.
+    const faults = await fetch(`${upstream.apiRoot}/_emulator/faults`, { method: 'POST', headers: { authorization: `Bearer ${upstream.store.firstKeys().managementKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ faults: ['held,after=1,times=1,path=/v1/chat/completions'] }) });
+    expect(faults.status).toBe(200);
+
+    const recording = await serve(['--record', cassettes], 'state-1');
+    const res = await ask(recording.g);
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    let relayed = '';
+    while (payloads(relayed).length < 2) relayed += new TextDecoder().decode((await reader.read()).value);
+    const partialFile = () => readdirSync(cassettes).find((f) => f.endsWith('.json.partial'));
+    // Written as it comes: the head and the events relayed so far (before: nothing until the stream's end).
+    await vi.waitFor(() => expect(readFileSync(join(cassettes, partialFile() ?? 'none'), 'utf8').split('\n').length).toBeGreaterThan(2), SETTLE);
+    recording.g.child.kill('SIGKILL');
+    await recording.g.exited;
+    void reader.cancel().catch(() => undefined);
+
+    expect(readdirSync(cassettes).filter((f) => f.endsWith('.json'))).toEqual([]);
+    const [head, ...lines] = readFileSync(join(cassettes, partialFile()!), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(head.partial).toMatch(/kill -9/);
+    expect(head.provider).toBe('up');
+    expect(head.request.body).toMatchObject({ model: 'local/lorem', stream: true, messages: BODY.messages });
+    expect(head.response.status).toBe(200);
+    expect(head.response.chunks).toBeUndefined();
+    expect(lines.length).toBeGreaterThan(0);
+    for (const l of lines) expect(Object.keys(l).sort()).toEqual(['after_ms', 'data']);
+    // What it kept is what the caller was sent, event for event (ids aside: the gateway gives its own).
+    const sent = payloads(relayed).map((p) => JSON.parse(p).choices?.[0]?.delta);
+    expect(lines.map((l) => l.data.choices?.[0]?.delta)).toEqual(sent.slice(0, lines.length));
+
+    const replaying = await serve(['--replay', cassettes, '--replay-timing', '0'], 'state-2');
+    const miss = await ask(replaying.g);
+    expect(miss.status).toBe(404);
+    expect(replaying.stderr()).toContain(`replay: ${join(cassettes, partialFile()!)} is a partial recording (its gateway was stopped mid-stream): not replayed; router serve --record-missing would record it again`);
+    replaying.g.child.kill('SIGTERM');
+    await replaying.g.exited;
+
+    const filling = await serve(['--replay', cassettes, '--record-missing'], 'state-3');
+    const again = await ask(filling.g);
+    expect(again.status).toBe(200);
+    expect(payloads(await again.text()).at(-1)).toBe('[DONE]');
+    expect(filling.stderr()).toMatch(/record: .*\.json\.partial was a partial recording \(its gateway was stopped mid-stream\): removed, to be recorded again/);
+    filling.g.child.kill('SIGTERM');
+    await filling.g.exited;
+    const files = readdirSync(cassettes);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/^up-local_lorem-\w+\.json$/);
+    const whole = JSON.parse(readFileSync(join(cassettes, files[0]!), 'utf8'));
+    expect(whole.partial).toBeUndefined();
+    expect(whole.response.chunks.at(-1).data).toBe('[DONE]');
+
+    const replayed = await serve(['--replay', cassettes, '--replay-timing', '0'], 'state-4');
+    const answer = await ask(replayed.g);
+    expect(answer.status).toBe(200);
+    expect(payloads(await answer.text()).at(-1)).toBe('[DONE]');
+    expect(replayed.stderr()).not.toContain('partial');
+  });
+});
