@@ -11,8 +11,8 @@ const ROOT = resolve(import.meta.dirname, '..', '..');
 const node = (...args: string[]) => [process.execPath, ...args].map((a) => `'${a}'`).join(' ');
 const EVERYTHING = node(join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio');
 const FILESYSTEM = node(join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'));
-// local/tools fills a call's numbers by a seed of the prompt: this one gives the tool's maxTokens a whole 16 (the SDK takes only integers).
-const SAMPLE = 'trigger-sampling-request 36';
+// local/tools fills the tool's maxTokens ({type: number, default: 100}) with its default: the SDK takes only integers there.
+const SAMPLE = 'trigger-sampling-request please';
 
 let emu: Emulator;
 let dir: string;
@@ -51,12 +51,12 @@ describe("a server's sampling request", () => {
     const before = await calls();
     const r = await run(['chat', '--model', 'local/tools', '--mcp', EVERYTHING, '--mcp-sampling', '--verbose', SAMPLE]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('"text": "Resource trigger-sampling-request context: trigger-sampling-request 36"');
+    expect(r.stdout).toContain('"text": "Resource trigger-sampling-request context: trigger-sampling-request please"');
     expect(r.stdout).toContain('"model": "local/tools"');
     expect(r.stdout + r.stderr).not.toContain(apiKey);
     expect(r.stderr).toMatch(/^sampling for mcp-servers\/everything: Resource trigger-sampling-request context: .* -> local\/tools, \d+ tokens?$/m);
     expect(sampled()).toHaveLength(1);
-    expect(sampled()[0]).toMatchObject({ model: 'local/tools', max_completion_tokens: 16, messages: [{ role: 'system' }, { role: 'user', content: `Resource trigger-sampling-request context: ${SAMPLE}` }] });
+    expect(sampled()[0]).toMatchObject({ model: 'local/tools', max_completion_tokens: 100, messages: [{ role: 'system' }, { role: 'user', content: `Resource trigger-sampling-request context: ${SAMPLE}` }] });
     // The ledger: the two rounds of the chat and the sampling call between them.
     expect((await calls()) - before).toBe(3);
   });
@@ -89,5 +89,19 @@ describe('--mcp-root', () => {
     expect(await run(['chat', '--model', 'local/tools', '--mcp', EVERYTHING, '--mcp-root', join(dir, 'nothing-here'), 'hi'])).toMatchObject({ code: 2, stderr: `error: --mcp-root ${join(dir, 'nothing-here')}: not a folder\n` });
     expect((await run(['chat', '--model', 'local/tools', '--mcp-root', dir, 'hi'])).stderr).toBe('error: --mcp-root goes with --mcp\n');
     expect(chats().length).toBe(sent);
+  });
+});
+
+describe('--usage with a server that sampled', () => {
+  it("sums the chat's rounds and the sampling call, and says the sampling part: as the ledger has them", async () => {
+    const ledger = async () => JSON.parse((await run(['usage', '--json'])).stdout).total as Record<string, number>;
+    const before = await ledger();
+    const r = await run(['chat', '--model', 'local/tools', '--mcp', EVERYTHING, '--mcp-sampling', '--usage', 'trigger-sampling-request, briefly']);
+    expect(r.code).toBe(0);
+    const after = await ledger();
+    const [, prompt, completion, total, cost] = /^usage: (\d+) prompt \+ (\d+) completion = (\d+) tokens, cost \$([\d.]+) \(of which MCP sampling: \d+ prompt \+ \d+ completion = \d+ tokens?, cost \$[\d.]+\)$/m.exec(r.stderr) ?? [];
+    expect(after.calls - before.calls).toBe(3);
+    expect([Number(prompt), Number(completion), Number(total)]).toEqual([after.prompt_tokens - before.prompt_tokens, after.completion_tokens - before.completion_tokens, after.total_tokens - before.total_tokens]);
+    expect(Number(cost)).toBeCloseTo(after.cost - before.cost, 9);
   });
 });

@@ -1,6 +1,6 @@
 import type { IO } from './io.js';
 import type { FencedCode } from './fenced-code.js';
-import { costText } from '../../internal/round-cost.js';
+import { costText, roundCost } from '../../internal/round-cost.js';
 import { nounFor } from '../../internal/counted.js';
 import { redactedPieces } from '../../internal/redact-text.js';
 import { CliError, EXIT } from '../exit-codes.js';
@@ -22,6 +22,15 @@ export function usageLine(u: TokenUsage | undefined, words: [string, string] = [
   // Digits ungrouped, as scripts read them.
   if (u.output === undefined) return `usage: ${u.input} ${nounFor(u.input, `${words[0]} token`)}${cost}`;
   return `usage: ${u.input} ${words[0]} + ${u.output} ${words[1]} = ${u.total} ${nounFor(u.total, 'token')}${cost}`;
+}
+
+/** The --usage line of a command whose MCP servers sampled: its own calls and the sampling calls summed, the sampling part said. */
+export function usageWithSampling(own: TokenUsage | undefined, sampled: { prompt_tokens: number; completion_tokens: number; total_tokens: number; cost?: number } | undefined, words?: [string, string]): string {
+  if (!sampled) return usageLine(own, words);
+  const s: TokenUsage = { input: sampled.prompt_tokens, output: sampled.completion_tokens, total: sampled.total_tokens, cost: sampled.cost };
+  const cost = own?.cost === undefined && s.cost === undefined ? undefined : roundCost((own?.cost ?? 0) + (s.cost ?? 0));
+  const sum: TokenUsage = own ? { input: own.input + s.input, output: (own.output ?? 0) + sampled.completion_tokens, total: own.total + s.total, cost } : s;
+  return `${usageLine(sum, words)} (of which MCP sampling: ${usageLine(s, words).replace(/^usage: /, '')})`;
 }
 
 /**

@@ -1,10 +1,10 @@
 import { prng, seedOf } from './models.js';
 import { bad } from '../http/validate.js';
+import { numberOf, stringOf } from './schema-scalars.js';
 
 type Schema = Record<string, unknown>;
 type Body = Record<string, unknown>;
 
-const WORDS = ['river', 'stone', 'light', 'garden', 'harbor', 'lantern', 'meadow', 'orbit'];
 const MAX_DEPTH = 12;
 /** The most JSON one answer holds, counted in characters as it is made (a model answers at most 262,144 tokens). */
 export const MAX_ANSWER_CHARS = 1_048_576;
@@ -64,7 +64,7 @@ export function instanceOf(schema: unknown, root: Schema, rand: () => number, de
   if (Array.isArray(s.enum) && s.enum.length) return s.enum[Math.floor(rand() * s.enum.length)];
   const choices = (s.anyOf ?? s.oneOf) as unknown[] | undefined;
   if (Array.isArray(choices) && choices.length) return instanceOf(choices[0], root, rand, depth + 1, budget);
-  if (Array.isArray(s.allOf) && s.allOf.length) return instanceOf(Object.assign({}, ...(s.allOf as Schema[])), root, rand, depth + 1, budget);
+  if (Array.isArray(s.allOf) && s.allOf.length) return instanceOf(allOf(s), root, rand, depth + 1, budget);
   const types = Array.isArray(s.type) ? (s.type as string[]) : typeof s.type === 'string' ? [s.type] : [];
   const type = types.find((t) => t !== 'null') ?? types[0] ?? (s.properties ? 'object' : s.items ? 'array' : 'string');
   switch (type) {
@@ -76,19 +76,32 @@ export function instanceOf(schema: unknown, root: Schema, rand: () => number, de
       const n = depth >= MAX_DEPTH ? min : Math.min(max, Math.max(min, 1 + Math.floor(rand() * 3)));
       // Each item takes at least a character and a comma: a count the budget cannot hold is refused before an array is made.
       if (n * 2 > budget.left) spend(budget, n * 2);
-      const items = Array.from({ length: n }, (_, i) => instanceOf(Array.isArray(s.prefixItems) && s.prefixItems[i] ? s.prefixItems[i] : s.items, root, rand, depth + 1, budget));
-      // uniqueItems: numbered strings and numbers stay distinct; others are left as made.
-      return s.uniqueItems ? items.map((v, i) => (typeof v === 'string' ? `${v}${i || ''}` : typeof v === 'number' ? v + i * (Number.isInteger(v) ? 1 : 0.5) : v)) : items;
+      const itemSchema = (i: number): unknown => (Array.isArray(s.prefixItems) && s.prefixItems[i] ? s.prefixItems[i] : s.items);
+      const itemOf = (i: number, again = false) => {
+        const sub = itemSchema(i);
+        // Made again: not the default again.
+        return instanceOf(again && sub && typeof sub === 'object' ? { ...sub, default: undefined } : sub, root, rand, depth + 1, budget);
+      };
+      if (!s.uniqueItems) return Array.from({ length: n }, (_, i) => itemOf(i));
+      // uniqueItems: an item equal to one before it is made again (a few times); numbered strings stay distinct after that.
+      const seen = new Set<string>();
+      return Array.from({ length: n }, (_, i) => {
+        let v = itemOf(i);
+        for (let tries = 0; tries < 20 && seen.has(JSON.stringify(v)); tries++) v = itemOf(i, true);
+        if (seen.has(JSON.stringify(v)) && typeof v === 'string') v = `${v}${i}`;
+        seen.add(JSON.stringify(v));
+        return v;
+      });
     }
     case 'integer':
     case 'number':
       return numberOf(s, type === 'integer', rand);
     case 'boolean':
-      return rand() < 0.5;
+      return typeof s.default === 'boolean' ? s.default : rand() < 0.5;
     case 'null':
       return null;
     default:
-      return stringOf(s, rand, budget);
+      return stringOf(s, rand, (chars) => spend(budget, chars));
   }
 }
 
@@ -111,34 +124,13 @@ function objectOf(s: Schema, root: Schema, rand: () => number, depth: number, bu
   return out;
 }
 
-function numberOf(s: Schema, integer: boolean, rand: () => number): number {
-  const low = typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum + (integer ? 1 : 0.5) : typeof s.minimum === 'number' ? s.minimum : 0;
-  const high = typeof s.exclusiveMaximum === 'number' ? s.exclusiveMaximum - (integer ? 1 : 0.5) : typeof s.maximum === 'number' ? s.maximum : low + 100;
-  let n = low + rand() * Math.max(0, high - low);
-  if (integer) n = Math.min(Math.ceil(low) + Math.floor(rand() * (Math.floor(high) - Math.ceil(low) + 1)), Math.floor(high));
-  else n = Math.round(n * 100) / 100;
-  if (typeof s.multipleOf === 'number' && s.multipleOf > 0) n = Math.ceil(low / s.multipleOf) * s.multipleOf;
-  return Math.max(low, Math.min(high, n));
-}
-
-function stringOf(s: Schema, rand: () => number, budget: Budget): string {
-  const formats: Record<string, string> = {
-    'date-time': '2026-01-01T12:00:00Z',
-    date: '2026-01-01',
-    time: '12:00:00Z',
-    email: 'someone@example.org',
-    uri: 'https://example.org/',
-    url: 'https://example.org/',
-    uuid: '3f2504e0-4f89-41d3-9a0c-0305e82c3301',
-    ipv4: '192.0.2.1',
-    hostname: 'example.org',
-  };
-  let text = typeof s.format === 'string' && formats[s.format] ? formats[s.format]! : WORDS[Math.floor(rand() * WORDS.length)]!;
-  const min = typeof s.minLength === 'number' ? s.minLength : 0;
-  const max = typeof s.maxLength === 'number' ? s.maxLength : Infinity;
-  if (min > text.length) {
-    spend(budget, min);
-    text += 'x'.repeat(min - text.length);
+/** The schemas of an `allOf` as one: their properties (a property in two of them: all of its schemas) and their required names together. */
+function allOf(s: Schema): Schema {
+  const parts = [{ ...s, allOf: undefined }, ...(s.allOf as Schema[])].filter((p) => p && typeof p === 'object');
+  const properties: Schema = {};
+  for (const part of parts) {
+    for (const [key, sub] of Object.entries((part.properties as Schema | undefined) ?? {})) properties[key] = key in properties ? { allOf: [properties[key], sub] } : sub;
   }
-  return text.slice(0, max);
+  const required = [...new Set(parts.flatMap((p) => (Array.isArray(p.required) ? (p.required as string[]) : [])))];
+  return Object.assign({}, ...parts, { allOf: undefined, properties, required });
 }

@@ -6,7 +6,7 @@ import { deltaText, type ChatCreateOptions } from '../../../client/resources/cha
 import { readCompletion, type FailedAnswerError } from '../../../client/answer-reading.js';
 import type { IO } from '../../io/io.js';
 import { StreamError } from '../../../client/errors.js';
-import { cutBlock, haltedUsageLine, printText, shownPieces, shownText, streamToStdout, usageLine } from '../../io/output.js';
+import { cutBlock, haltedUsageLine, printText, shownPieces, shownText, streamToStdout, usageWithSampling } from '../../io/output.js';
 import { buildChatRequest, validateChatOptions } from './request.js';
 import { CHAT_FLAGS, type ChatCommandOptions, type ChatOptions } from './flags.js';
 import type { RunContext } from '../../run.js';
@@ -115,7 +115,8 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     const guard = await guardSpend(ctx, connected, guarded);
     if (guard.dryRun) return;
     let spent: number | undefined;
-    Object.assign(sampling, { model: req.model ?? req.models?.[0], send: samplingSender(ctx, connected, guard, () => spent ?? 0, (c) => (spent = (spent ?? 0) + c)) });
+    let sampled: ChatUsage | undefined;
+    Object.assign(sampling, { model: req.model ?? req.models?.[0], send: samplingSender(ctx, connected, guard, () => spent ?? 0, (c, got) => ((spent = (spent ?? 0) + c), (sampled = addUsage(sampled, got)))) });
     // The usage of every round of a tool loop, summed.
     let u: ChatUsage | undefined;
     const ask = async () => {
@@ -130,7 +131,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
       if (a.finish === 'length') io.note(`note: the answer was cut at its length limit${lengthLimit(req.max_completion_tokens, asked, loweredBy(guard))}`);
       return a;
     };
-    const spentLine = () => usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']) + boundNote(guard);
+    const spentLine = () => usageWithSampling(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, sampled, ['prompt', 'completion']) + boundNote(guard);
     let answer = await ask();
     noteAnsweredBy(io, opts, req.model ?? req.models?.[0], answer.model);
     // --jq halted: the answer stops where the filter did; none of it is kept in a conversation or checked.

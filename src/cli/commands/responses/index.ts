@@ -3,10 +3,12 @@ import { usageFields } from '../../../kit/spend/ledger.js';
 import { readResponse } from '../../../client/answer-reading.js';
 import { isFinalResponse, isTextDelta, type ResponsesEvent, type ResponsesRequest, type ResponsesResult } from '../../../client/resources/responses.js';
 import type { RouterClient } from '../../../client/index.js';
+import type { ChatUsage } from '../../../client/types.js';
+import { addUsage } from '../../../kit/messages.js';
 import type { AnsweringOptions } from '../../../client/resources/shared.js';
 import type { IO } from '../../io/io.js';
 import { StreamError } from '../../../client/errors.js';
-import { cutBlock, haltedUsageLine, printText, shownPieces, shownText, streamToStdout, usageLine } from '../../io/output.js';
+import { cutBlock, haltedUsageLine, printText, shownPieces, shownText, streamToStdout, usageWithSampling } from '../../io/output.js';
 import { buildResponsesRequest, stopConditions } from './request.js';
 import { RESPONSES_FLAGS, type ResponsesOpts } from './flags.js';
 import type { RunContext } from '../../run.js';
@@ -101,7 +103,8 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
     // Each round of a tool loop is a call the service charges: each is in the ledger, and --usage sums them.
     let u: ResponseUsage | undefined;
     let spent: number | undefined;
-    Object.assign(sampling, { model: req.model ?? (req.models as string[] | undefined)?.[0], send: samplingSender(ctx, connected, guard, () => spent ?? 0, (c) => (spent = (spent ?? 0) + c)) });
+    let sampled: ChatUsage | undefined;
+    Object.assign(sampling, { model: req.model ?? (req.models as string[] | undefined)?.[0], send: samplingSender(ctx, connected, guard, () => spent ?? 0, (c, got) => ((spent = (spent ?? 0) + c), (sampled = addUsage(sampled, got)))) });
     const send = async (r: ResponsesRequest) => {
       // A later round's input holds the tool results: it is held to what the cap has left.
       if (spent !== undefined) await guardNext(ctx, connected, guard, guarded(r as unknown as Record<string, unknown>), spent);
@@ -113,7 +116,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
       u = summed(u, got?.usage ?? undefined);
       return got;
     };
-    const spentLine = () => usageLine(u ? { input: u.input_tokens, output: u.output_tokens, total: u.total_tokens, cost: u.cost } : undefined) + boundNote(guard);
+    const spentLine = () => usageWithSampling(u ? { input: u.input_tokens, output: u.output_tokens, total: u.total_tokens, cost: u.cost } : undefined, sampled) + boundNote(guard);
     let final = await send(req);
     // --jq halted: the answer stops where the filter did; none of it is checked.
     if (final && 'halted' in final) {
