@@ -201,4 +201,11 @@ describe("llm's `models default`: the default model is a setting here", () => {
     const r = await user().run(['models', 'default']);
     expect(r).toMatchObject({ code: 1, stdout: '', stderr: 'error: no model matches "default" (the default model is a setting: router config get model; router config set model ID)\n' });
   });
+
+  it("llm's and gh's `models list` matches no model and says no word lists them all, exit 1", async () => {
+    for (const word of ['list']) {
+      const r = await user().run(['models', word]);
+      expect(r).toMatchObject({ code: 1, stdout: '', stderr: `error: no model matches "${word}" (router models with no word lists every model; its words search them)\n` });
+    }
+  });
 });

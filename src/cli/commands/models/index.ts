@@ -83,7 +83,8 @@ async function noMatch(all: Model[], search: string[], opts: FlagValues<typeof F
   const model = near && all.find((m) => m.id === near || m.id.endsWith(`/${near}`));
   const asked = [search.map((w) => `"${w}"`).join(' and '), opts.inputModality && `--input-modality ${opts.inputModality}`, opts.outputModality && `--output-modality ${opts.outputModality}`, ...(opts.supports ?? []).map((p) => `--supports ${p}`)];
   // llm's `models default`: here the default model is a setting.
-  const hint = model ? ` (did you mean ${model.id}?)` : search.includes('default') ? ' (the default model is a setting: router config get model; router config set model ID)' : '';
+  // llm's and gh's `models list`: here the words search, and no word lists every model.
+  const hint = model ? ` (did you mean ${model.id}?)` : search.includes('default') ? ' (the default model is a setting: router config get model; router config set model ID)' : search.includes('list') ? ' (router models with no word lists every model; its words search them)' : '';
   return new CliError(`no model matches ${asked.filter(Boolean).join(' with ')}${hint}`, EXIT.FAILURE);
 }
 
