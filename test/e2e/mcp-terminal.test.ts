@@ -30,7 +30,7 @@ describe.skipIf(!HAS_TMUX)('an MCP server asks, on a terminal', () => {
     const term = fresh();
     // local/tools gives the tool's maxTokens a whole 16 for this prompt (the SDK takes only integers).
     term.run(`${router} chat --model local/tools --mcp "${EVERYTHING}" "trigger-sampling-request 36"`);
-    await term.waitFor(/MCP server mcp-servers\/everything asks the model \(16 tokens at most\): "Resource trigger-sampling-request context: trigger-sampling-request 36"\. Send it\?/);
+    await term.waitFor(/MCP server mcp-servers\/everything asks the model \(100 tokens at most\): "Resource trigger-sampling-request context: trigger-sampling-request 36"\. Send it\?/);
     term.keys('y', 'Enter');
     await term.waitFor(/sampling for mcp-servers\/everything: .* -> local\/tools/);
     await term.waitFor(/"text": "Resource trigger-sampling-request context: trigger-sampling-request 36"/);

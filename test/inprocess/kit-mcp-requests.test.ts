@@ -39,7 +39,10 @@ describe('roots', () => {
     writeFileSync(join(files, 'note.txt'), 'rooted\n');
     const set = await ToolSet.open({ mcp: [FILESYSTEM], env: toolEnv(process.env), roots: [files] });
     try {
-      expect(await run(set, 'list_allowed_directories')).toBe(`Allowed directories:\n${files}`);
+      // server-filesystem asks for the roots after `initialized` and applies them when answered, on its own time.
+      let allowed = await run(set, 'list_allowed_directories');
+      for (let i = 0; i < 100 && allowed === 'Allowed directories:\n'; i++) allowed = await new Promise((r) => setTimeout(r, 100)).then(() => run(set, 'list_allowed_directories'));
+      expect(allowed).toBe(`Allowed directories:\n${files}`);
       expect(await run(set, 'read_text_file', { path: join(files, 'note.txt') })).toBe('rooted\n');
       expect(await run(set, 'read_text_file', { path: join(dir, 'state') })).toMatch(/Access denied/);
     } finally {
