@@ -1,4 +1,5 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { settlementsOnDisk } from '../support/settlements-on-disk.js';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
@@ -10,12 +11,7 @@ import { storageHooks } from '../../src/emulator/state/fsutil.js';
 const dir = mkdtempSync(join(tmpdir(), 'router-charge-before-end-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Settlements (`r`) and charges on disk in the journal's segments. */
-const settledOnDisk = () =>
-  readdirSync(dir)
-    .filter((n) => /^charges(\.\d+)?\.jsonl$/.test(n))
-    .flatMap((n) => readFileSync(join(dir, n), 'utf8').split('\n').filter(Boolean))
-    .filter((line) => line.includes('"r":')).length;
+const settledOnDisk = () => settlementsOnDisk(dir);
 
 it('every stream of a burst has its charge on disk by the time its [DONE] comes', async () => {
   const emu = await startEmulator({ stateDir: dir, port: 0 });

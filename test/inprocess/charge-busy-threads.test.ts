@@ -1,5 +1,6 @@
+import { settlementsOnDisk } from '../support/settlements-on-disk.js';
 import { execFileSync } from 'node:child_process';
-import { constants, closeSync, mkdtempSync, open, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { constants, closeSync, mkdtempSync, open, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
@@ -12,11 +13,7 @@ import { storageHooks } from '../../src/emulator/state/fsutil.js';
 const dir = mkdtempSync(join(tmpdir(), 'router-charge-busy-threads-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const settledOnDisk = () =>
-  readdirSync(dir)
-    .filter((n) => /^charges(\.\d+)?\.jsonl$/.test(n))
-    .flatMap((n) => readFileSync(join(dir, n), 'utf8').split('\n').filter(Boolean))
-    .filter((line) => line.includes('"r":')).length;
+const settledOnDisk = () => settlementsOnDisk(dir);
 
 /** Holds each of libuv's threads in an open(2) of a FIFO until `release()` opens its other end. */
 function holdThreads(): { release(): void } {
