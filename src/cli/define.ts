@@ -41,7 +41,7 @@ export interface CommandDef<F extends FlagTable = FlagTable, A extends readonly 
   description?: string;
   args?: A;
   flags?: F;
-  /** Lines of `--help`'s Examples, each run verbatim by test/e2e/examples.test.ts. */
+  /** Lines of `--help`'s Examples, each run verbatim by test/e2e/examples.test.ts; ` \\\n` continues one (80 columns). */
   examples?: readonly string[];
   /** Text between the flags and the examples. */
   notes?: string;
@@ -83,8 +83,11 @@ export function defineGroup(def: GroupDef): GroupDef {
   return def;
 }
 
+/** An example as help prints it: `  $ ` first, each line after one ending ` \` indented under it (each fits 80 columns). */
+const exampleLines = (e: string): string => `  $ ${e.replaceAll('\n', '\n      ')}`;
+
 function helpAfter(notes: string | undefined, examples: readonly string[] | undefined): string {
-  const parts = [notes, examples?.length ? `Examples:\n${examples.map((e) => `  $ ${e}`).join('\n')}` : undefined].filter(Boolean);
+  const parts = [notes, examples?.length ? `Examples:\n${examples.map(exampleLines).join('\n')}` : undefined].filter(Boolean);
   return parts.length ? `\n${parts.join('\n\n')}` : '';
 }
 

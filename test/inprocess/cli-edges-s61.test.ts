@@ -50,8 +50,9 @@ it("every command's help fits the terminal (80, 60 and 40 columns) and, piped, 8
           // The usage line is one, as commander writes it.
           if (!/^\s*\S+$/.test(line) && !line.startsWith('Usage: ')) expect([...line].length, `${at}: ${line}`).toBeLessThanOrEqual(width);
         }
-      // Was: decide's example in two lines (a backslash, then the rest of the command).
-      for (const line of examples) expect(line, at).toMatch(/^ {2}\$ .*router .*[^\\]$/);
+      // Was: decide's example in two lines, the second read as prose; a ` \` line is now followed by one indented under it.
+      examples.forEach((line, i) => expect(line, at).toMatch(i > 0 && examples[i - 1]!.endsWith(' \\') ? /^ {6}\S/ : /^ {2}\$ \S/));
+      expect(examples.at(-1) ?? '', at).not.toMatch(/\\$/);
       if (path.join(' ') === 'decide') decideExamples.push(...examples);
     }
   }

@@ -51,6 +51,32 @@ describe('the root help', () => {
     expect(out.split('\n').filter((l) => l.length > 80)).toEqual([]);
   });
 
+  it('every command\'s examples fit 80 columns, a long one continued by ` \\` lines that run as it reads', async () => {
+    const program = await buildProgram(null);
+    const all = (cmd: Command): Command[] => cmd.commands.filter((c) => c.name() !== 'help').flatMap((c) => [c, ...all(c)]);
+    const long: string[] = [];
+    const badContinuation: string[] = [];
+    let continued = 0;
+    for (const cmd of [program, ...all(program)]) {
+      let out = '';
+      cmd.configureOutput({ writeOut: (s) => (out += s), getOutHelpWidth: () => 80 });
+      cmd.outputHelp();
+      if (!out.includes('\nExamples:\n')) continue;
+      const lines = out.slice(out.indexOf('\nExamples:\n') + 11).trimEnd().split('\n\n')[0]!.split('\n');
+      long.push(...lines.filter((l) => l.length > 80).map((l) => `${cmd.name()}: ${l}`));
+      // A line ending ` \` is followed by one indented under the command; every other line starts a command.
+      lines.forEach((l, i) => {
+        const after = i > 0 && lines[i - 1]!.endsWith(' \\');
+        if (after) continued++;
+        if (after ? !/^ {6}\S/.test(l) : !l.startsWith('  $ ')) badContinuation.push(`${cmd.name()}: ${l}`);
+      });
+    }
+    // Was: 29 example lines of 83 to 154 columns (chat, decide, api, completion, …), each broken in two by the terminal.
+    expect(long).toEqual([]);
+    expect(badContinuation).toEqual([]);
+    expect(continued).toBeGreaterThan(10);
+  });
+
   it('and so does each group\'s help, its subcommands one a line (the detail is in each one\'s own help)', async () => {
     const program = await buildProgram(null);
     const wrapped: string[] = [];

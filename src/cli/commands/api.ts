@@ -59,8 +59,8 @@ export const api = defineCommand({
   examples: [
     'router api /v1/batches',
     "router api /v1/batches -f limit=2 --paginate --jq '.data[].id'",
-    "router api POST /v1/chat/completions -F 'messages[][role]=user' -f 'messages[][content]=hi' -f model=local/echo",
-    'echo \'{"model": "local/echo", "messages": [{"role": "user", "content": "hi"}]}\' | router api POST /v1/chat/completions --input -',
+    "router api POST /v1/chat/completions -f model=local/echo \\\n-F 'messages[][role]=user' -f 'messages[][content]=hi'",
+    'echo \'{"model":"local/echo","messages":[{"role":"user","content":"hi"}]}\' \\\n| router api POST /v1/chat/completions --input -',
     'router api -i /v1/models',
   ],
   run: runApi,

@@ -57,7 +57,7 @@ const show = defineCommand({
   summary: 'print a conversation',
   args: [{ name: '[id]', help: 'conversation id (left out: the last one, which chat -c goes on with)', complete: 'conversations' }],
   flags: { json: { flags: '--json', help: 'print the whole record' } },
-  examples: ['router chat --conversation notes "remember: the door code is 4711" --model local/echo', 'router conversations show notes', 'router conversations show notes --json messages', 'router conversations show            # the last one'],
+  examples: ['router chat --conversation notes "remember: the door code is 4711" \\\n--model local/echo', 'router conversations show notes', 'router conversations show notes --json messages', 'router conversations show            # the last one'],
   run: async ({ io, opts, env }, id) => {
     // As `llm logs -c`: with no id, the conversation `chat -c` would take up.
     const c = id === undefined ? lastConversation(env) : await withGuess(env, id, () => loadConversation(env, id), 'conversations show');

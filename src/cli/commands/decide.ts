@@ -41,9 +41,9 @@ export const decide = defineCommand({
   notes: `Answers: noul = P(yes) in 0..1; choice = one option with its probabilities; score = the probability-weighted level (0..n-1). confidence = how concentrated the distribution is.
 Piped, one tab-separated line per question: key, type, answer, confidence, probabilities.`,
   examples: [
-    'router decide --state review.txt --model local/judge --noul spam "Is this spam?"',
-    'router decide --state-text "The food was cold" --model local/judge --score sentiment "How positive?" --level negative --level neutral --level positive',
-    'router decide --state ticket.json --questions questions.json --model local/judge --json',
+    'router decide --state review.txt --model local/judge \\\n--noul spam "Is this spam?"',
+    'router decide --state-text "The food was cold" --model local/judge \\\n--score sentiment "How positive?" \\\n--level negative --level neutral --level positive',
+    'router decide --state ticket.json --questions questions.json \\\n--model local/judge --json',
   ],
   run: runDecide,
 });

@@ -53,7 +53,7 @@ export const embed = defineCommand({
     'router embed "first text" "second text" --model local/embed --dimensions 8',
     'router embed --file docs.txt --model local/embed --jsonl > vectors.jsonl',
     'router embed "first text" --model local/embed --dry-run',
-    'router embed "my happy hound" -c phrases --id hound --model local/embed --store --metadata \'{"name": "Hound"}\'',
+    'router embed "my happy hound" -c phrases --id hound --model local/embed \\\n--store --metadata \'{"name": "Hound"}\'',
   ],
   run: runEmbed,
 });

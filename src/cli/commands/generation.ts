@@ -17,8 +17,8 @@ export const generation = defineCommand({
   notes: `The service may need a moment after a call before it knows the generation: a 404 right after one means "not yet" as often as "no such id". router usage --reconcile puts these costs into the usage ledger.
 Piped, one tab-separated line per field: name, value (the cost in USD as a plain number).`,
   examples: [
-    'router generation "$(router chat --no-stream --json --jq .id --model local/echo hi)"',
-    'router generation "$(router chat --no-stream --json --jq .id --model local/lorem "write 9 words")" --json --jq .total_cost',
+    'router generation "$(router chat --no-stream --json --jq .id \\\n--model local/echo hi)"',
+    'router generation "$(router chat --no-stream --json --jq .id \\\n--model local/lorem "write 9 words")" \\\n--json --jq .total_cost',
   ],
   run: runGeneration,
 });

@@ -30,7 +30,7 @@ export const logs = defineCommand({
   },
   notes: 'Fragments (chat -f, --sf) are listed by hash: router fragments show HASH prints one. The global -q (--quiet) leaves the words after it as the search, so llm\'s `logs -q TEXT` reads the same here.',
   examples: [
-    'router chat --conversation pets "ten names for a pet pelican" --model local/echo',
+    'router chat --conversation pets "ten names for a pet pelican" \\\n--model local/echo',
     'router logs',
     'router logs -n 10 --truncate',
     'router logs -q pelican',

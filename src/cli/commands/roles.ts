@@ -61,7 +61,7 @@ const show = defineCommand({
   summary: "print a role file, a URL's password as ***",
   args: [ROLE_NAME],
   flags: { json: { flags: '--json', help: 'print it as JSON: name, path, settings, system' } },
-  examples: ['router roles save reviewer --system "Review the diff: bugs first." --temperature 0.2', 'router roles show reviewer'],
+  examples: ['router roles save reviewer --temperature 0.2 \\\n--system "Review the diff: bugs first."', 'router roles show reviewer'],
   run: async ({ io, opts, env }, name) => {
     await loadYaml();
     const role = readRole(env, name, EXIT.NOT_FOUND);

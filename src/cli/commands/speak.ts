@@ -47,8 +47,8 @@ export const speak = defineCommand({
   flags: FLAGS,
   examples: [
     'router speak "Hello there" --voice alloy --model local/tts > hello.mp3',
-    'echo "Quiet please" | router speak --voice sage --model local/tts --format pcm -o quiet.pcm',
-    'router speak "Say it like me" --voice alloy --model local/tts --reference-audio me.wav --reference-text "my words" -o out.mp3',
+    'echo "Quiet please" | router speak --voice sage --model local/tts \\\n--format pcm -o quiet.pcm',
+    'router speak "Say it like me" --voice alloy --model local/tts \\\n--reference-audio me.wav --reference-text "my words" -o out.mp3',
   ],
   run: runSpeak,
 });

@@ -17,9 +17,9 @@ const create = defineCommand({
   notes: `Limits: at most ${BATCH_MAX_REQUESTS} requests and 200 MB (200,000,000 bytes) of request body. Every line is checked before anything is sent. The new batch id is always printed (on stderr with --watch). With --watch and no --results, the batch once it ends: piped, one tab-separated line as batch list prints it.`,
   examples: [
     'router batch create requests.jsonl --model local/echo',
-    'router batch create requests.jsonl --model local/echo --watch --results results.jsonl',
+    'router batch create requests.jsonl --model local/echo \\\n--watch --results results.jsonl',
     'router batch create requests.jsonl --model local/echo --dry-run',
-    'cat requests.jsonl | router batch create - --endpoint /v1/chat/completions --model local/echo --json',
+    'cat requests.jsonl | router batch create - --json \\\n--endpoint /v1/chat/completions --model local/echo',
   ],
   run: async (ctx, file) => (await import('./create.js')).runCreate(ctx, file),
 });
@@ -57,7 +57,7 @@ const run = defineCommand({
   notes: `A job lives in $XDG_STATE_HOME/router/jobs/<id> (job.json, written atomically before each create and after each answer). Batches are created one at a time and run on the service in parallel.
 A run that is interrupted (Ctrl-C, kill, network down) is taken up with --resume JOB or by running the same command again (on the file under any name, or a copy; at the same API root): a create whose answer was lost is found in the batch listing and proven its own by its results (each create's custom_ids carry a tag of its own, taken off at merge), never sent twice. Requests that failed are counted on stderr.
 On stdout: the job's id; with --watch or --results, only the results of --results with no file (the id is then on stderr). --dry-run prints the plan as batch job does (piped, one tab-separated line per shard: shard, lines, requests, bytes, batch, status, completed/failed/total, cost); the cost bound is on stderr (cost_bound with --json).`,
-  examples: ['router batch run requests.jsonl --model local/echo --dry-run', 'router batch run requests.jsonl --model local/echo --watch --results results.jsonl', 'router batch jobs'],
+  examples: ['router batch run requests.jsonl --model local/echo --dry-run', 'router batch run requests.jsonl --model local/echo \\\n--watch --results results.jsonl', 'router batch jobs'],
   run: async (ctx, file) => (await import('./run.js')).runJobCommand(ctx, file),
 });
 
@@ -89,6 +89,6 @@ export const batch = defineGroup({
   summary: 'create, list and follow asynchronous batches',
   description: 'Asynchronous batches of requests against one endpoint: create from JSONL, list, get, watch; run files of any size as jobs.',
   commands: [create, list, get, run, jobs, job],
-  examples: ['router batch create requests.jsonl --model local/echo --watch --results results.jsonl', 'router batch list --json id,status', 'router batch run requests.jsonl --model local/echo --dry-run'],
+  examples: ['router batch create requests.jsonl --model local/echo \\\n--watch --results results.jsonl', 'router batch list --json id,status', 'router batch run requests.jsonl --model local/echo --dry-run'],
   notes: 'Piped (not a terminal), list, get and get --watch print one tab-separated line per batch: id, status, endpoint, model, completed/failed/total, created. --json prints JSON.',
 });

@@ -36,8 +36,8 @@ export const embedMulti = defineCommand({
   notes: 'Each batch is kept as soon as it is answered. Items whose id is kept with the same text are not sent again: run the same command again to finish a run that was cut short. Exit 4 when --max-cost or a budget refuses the whole run (nothing is sent).',
   examples: [
     'router embed-multi items items.jsonl --model local/embed --store',
-    'router embed-multi items items.jsonl                     # again: nothing is sent',
-    'router embed-multi notes --files notes \'**/*.md\' --model local/embed --prefix notes/',
+    'router embed-multi items items.jsonl    # again: nothing is sent',
+    'router embed-multi notes --files notes \'**/*.md\' --model local/embed \\\n--prefix notes/',
     'cat items.jsonl | router embed-multi items - --format jsonl',
   ],
   run: async (ctx, name, source) => {

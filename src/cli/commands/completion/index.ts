@@ -8,11 +8,12 @@ export const completion = defineCommand({
   summary: 'print a shell completion script',
   description: 'Print the completion script for bash, zsh or fish, generated from the command tree. Batch ids, key hashes (with a management key), profiles, settings and models (aliases too, from their file) are looked up as you press Tab.',
   args: [{ name: '<shell>', help: 'shell', choices: ['bash', 'zsh', 'fish'] }],
+  notes: 'zsh reads ~/.zfunc once ~/.zshrc has fpath+=(~/.zfunc) before compinit.',
   examples: [
     // The folders may not be there yet (a fresh home has none of them).
-    'mkdir -p ~/.local/share/bash-completion/completions && router completion bash > ~/.local/share/bash-completion/completions/router',
-    'mkdir -p ~/.zfunc && router completion zsh > ~/.zfunc/_router   # with fpath+=(~/.zfunc) before compinit in ~/.zshrc',
-    'mkdir -p ~/.config/fish/completions && router completion fish > ~/.config/fish/completions/router.fish',
+    'mkdir -p ~/.local/share/bash-completion/completions && \\\nrouter completion bash > ~/.local/share/bash-completion/completions/router',
+    'mkdir -p ~/.zfunc && router completion zsh > ~/.zfunc/_router',
+    'mkdir -p ~/.config/fish/completions && \\\nrouter completion fish > ~/.config/fish/completions/router.fish',
   ],
   run: async ({ io, cmd }, shell) => {
     const root = await runtimeOf(cmd).fullProgram!();

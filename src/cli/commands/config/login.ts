@@ -24,7 +24,7 @@ export const login = defineCommand({
   description:
     'Store an API key in a profile: asked with a hidden prompt on a TTY, or read from stdin with --with-key, so it never lands in shell history. The key is checked against the service first (GET /v1/key), and its label and limits shown. It is kept in the operating system\'s keychain where there is one (Secret Service, macOS Keychain, Windows Credential Manager), else in the private (0600) config file, as the line after it says; ROUTER_KEYCHAIN=off keeps it in the file. See docs/keys.md.',
   flags: FLAGS,
-  examples: ['router login', 'router login --with-key --profile local --api-root "$ROUTER_API_ROOT" < key.txt'],
+  examples: ['router login', 'router login --with-key --profile local \\\n--api-root "$ROUTER_API_ROOT" < key.txt'],
   run: runLogin,
 });
 

@@ -27,7 +27,7 @@ const create = defineCommand({
   args: [{ name: '<name>', help: 'a name for the key' }],
   flags: CREATE_FLAGS,
   notes: `The new key goes to stdout, alone on its line, so that it can be captured; the service shows it only in this answer (stderr says so, with the key's hash). ${MANAGEMENT_NOTE}`,
-  examples: ['router keys create ci --limit 5 --limit-reset daily --expires-at 2099-12-31 > ci-key.txt', 'router keys create scratch --json --jq .data.hash'],
+  examples: ['router keys create ci --limit 5 --limit-reset daily \\\n--expires-at 2099-12-31 > ci-key.txt', 'router keys create scratch --json --jq .data.hash'],
   run: async (ctx, name) => (await import('./run.js')).runCreate(ctx, name),
 });
 

@@ -52,8 +52,8 @@ export const responses = defineCommand({
   examples: [
     'router responses "Explain SSE in one sentence" --model local/lorem',
     'router responses --input history.json --json | jq .output_text',
-    'router responses "plan a trip" --stop-when step_count=3 --stop-when max_cost=0.05',
-    'router responses "write 40 words" --model local/lorem --max-cost 0.0005 --usage',
+    'router responses "plan a trip" --stop-when step_count=3 \\\n--stop-when max_cost=0.05',
+    'router responses "write 40 words" --model local/lorem \\\n--max-cost 0.0005 --usage',
     'router responses --model local/vision -a photo.png "Describe it"',
   ],
   fromSettings: (s) => ({ mcp: s.mcp }),
