@@ -124,7 +124,7 @@ describe.skipIf(!ready && !inCi)(`the Secret Service of gnome-keyring${ready ? '
     expect(r.fileHoldsKey).toBe(false);
 
     expect(r.status.code).toBe(0);
-    expect(r.status.stdout).toContain(`key       sk-rt-…${t.apiKey.slice(-4)} from the keychain (api_key of profile "default")\nkept in   the Secret Service keyring\nchecked   accepted by GET /v1/key\n`);
+    expect(r.status.stdout).toContain(`key\tsk-rt-…${t.apiKey.slice(-4)} from the keychain (api_key of profile "default")\nkept in\tthe Secret Service keyring\nchecked\taccepted by GET /v1/key\n`);
     expect(JSON.parse(r.statusJson.stdout)).toMatchObject({ key_store: 'keychain', key_location: 'the Secret Service keyring' });
     expect(r.chat).toMatchObject({ code: 0, stdout: 'from the keychain\n' });
     expect(r.get).toMatchObject({ code: 0, stdout: `sk-rt-…${t.apiKey.slice(-4)}\n` });

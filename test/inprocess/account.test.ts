@@ -84,8 +84,8 @@ describe('router auth status', () => {
     const r = await status(await fixtures(KEY_ANSWER), 'sk-or-v1-abc');
     expect(r.code).toBe(0);
     // Was "limit     limit $100.00 …": the row's label said twice.
-    expect(r.stdout).toContain('label     sk-or-v1-au7...890\nlimit     $100.00 (resets monthly), $74.50 left\nusage     $25.50\n');
-    expect(r.stdout).toContain('checked   accepted by GET /v1/key\n');
+    expect(r.stdout).toContain('label\tsk-or-v1-au7...890\nlimit\t$100.00 (resets monthly), $74.50 left\nusage\t$25.50\n');
+    expect(r.stdout).toContain('checked\taccepted by GET /v1/key\n');
   });
 
   it('--json: the details as the service sent them', async () => {
@@ -108,22 +108,22 @@ describe('router auth status', () => {
   it('says where the key and the API root came from, a refused key too', async () => {
     const root = await fixtures(KEY_ANSWER);
     const r = await status(root, 'sk-or-v1-abc');
-    expect(r.stdout).toContain(`api root  ${root} (ROUTER_API_ROOT)\nkey       **** from ROUTER_API_KEY\nkept in   the environment (ROUTER_API_KEY)\nchecked   accepted by GET /v1/key\n`);
+    expect(r.stdout).toContain(`api root\t${root} (ROUTER_API_ROOT)\nkey\t**** from ROUTER_API_KEY\nkept in\tthe environment (ROUTER_API_KEY)\nchecked\taccepted by GET /v1/key\n`);
     expect(JSON.parse((await status(root, 'sk-or-v1-abc', true)).stdout)).toMatchObject({ api_root_from: 'ROUTER_API_ROOT', key_from: 'ROUTER_API_KEY' });
     const refused = await status(emu.apiRoot, 'sk-rt-v1-wrong');
     // What the settings say is printed before the check: it shows when the check fails.
-    expect(refused).toMatchObject({ code: 3, stdout: `profile   default\napi root  ${emu.apiRoot} (ROUTER_API_ROOT)\nkey       sk-rt-…rong from ROUTER_API_KEY\nkept in   the environment (ROUTER_API_KEY)\n`, stderr: `error: ${emu.apiRoot} refused the key (401): check the API key in ROUTER_API_KEY\n` });
+    expect(refused).toMatchObject({ code: 3, stdout: `profile\tdefault\napi root\t${emu.apiRoot} (ROUTER_API_ROOT)\nkey\tsk-rt-…rong from ROUTER_API_KEY\nkept in\tthe environment (ROUTER_API_KEY)\n`, stderr: `error: ${emu.apiRoot} refused the key (401): check the API key in ROUTER_API_KEY\n` });
     const env = { ...base(root), ROUTER_API_ROOT: undefined };
     expect((await runInProcess(['login', '--with-key', '--api-root', root], { env, input: 'sk-or-v1-abc' })).code).toBe(0);
     const saved = await runInProcess(['auth', 'status'], { env });
-    expect(saved.stdout).toContain(`api root  ${root} (api_root of profile "default")\nkey       **** from api_key of profile "default"\nkept in   the config file ${join(env.ROUTER_CONFIG_DIR, 'config.json')} (0600; "router auth migrate" moves it to the keychain)\nchecked   accepted by GET /v1/key\n`);
+    expect(saved.stdout).toContain(`api root\t${root} (api_root of profile "default")\nkey\t**** from api_key of profile "default"\nkept in\tthe config file ${join(env.ROUTER_CONFIG_DIR, 'config.json')} (0600; "router auth migrate" moves it to the keychain)\nchecked\taccepted by GET /v1/key\n`);
   });
 
   it('a refused key is exit 3; a service without GET /v1/key says it has no details', async () => {
-    expect(await status(emu.apiRoot, 'sk-rt-v1-wrong')).toMatchObject({ code: 3, stdout: expect.stringMatching(/^profile {3}default\n/) });
+    expect(await status(emu.apiRoot, 'sk-rt-v1-wrong')).toMatchObject({ code: 3, stdout: expect.stringMatching(/^profile\tdefault\n/) });
     const r = await status(await fixtures({ 'GET /api/v1/batches': { body: { object: 'list', data: [], first_id: null, last_id: null, has_more: false } } }), 'k');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('checked   accepted by GET /v1/batches\n');
+    expect(r.stdout).toContain('checked\taccepted by GET /v1/batches\n');
   });
 });
 

@@ -37,7 +37,7 @@ describe('api_key_command', () => {
     expect(readFileSync(count, 'utf8')).toBe('run\n');
     // The emulator accepted it (a wrong key is exit 3): the key sent is the command's.
     expect(t.requests().map((q) => q.path)).toEqual(['/v1/key']);
-    expect(r.stdout).toContain(`key       sk-rt-…${t.apiKey.slice(-4)} from api_key_command of profile "default"\nkept in   the output of a command, read now and kept nowhere: echo run >>`);
+    expect(r.stdout).toContain(`key\tsk-rt-…${t.apiKey.slice(-4)} from api_key_command of profile "default"\nkept in\tthe output of a command, read now and kept nowhere: echo run >>`);
     expect(printed(r)).not.toContain(t.apiKey);
     const json = JSON.parse((await t.run(['auth', 'status', '--json'], { env })).stdout);
     expect(json).toMatchObject({ key_from: 'api_key_command of profile "default"', key_store: 'command' });
@@ -96,7 +96,7 @@ describe('router auth status', () => {
     const env = { ROUTER_CONFIG_DIR: join(t.dir, `config-${++n}`), ROUTER_API_ROOT: 'http://127.0.0.1:9/api' };
     const r = await t.run(['auth', 'status'], { env });
     expect(r.code).toBe(8);
-    expect(r.stdout).toBe(`profile   default\napi root  http://127.0.0.1:9/api (ROUTER_API_ROOT)\nkey       sk-rt-…${t.apiKey.slice(-4)} from ROUTER_API_KEY\nkept in   the environment (ROUTER_API_KEY)\n`);
+    expect(r.stdout).toBe(`profile\tdefault\napi root\thttp://127.0.0.1:9/api (ROUTER_API_ROOT)\nkey\tsk-rt-…${t.apiKey.slice(-4)} from ROUTER_API_KEY\nkept in\tthe environment (ROUTER_API_KEY)\n`);
     expect(r.stderr).toMatch(/^error: .*127\.0\.0\.1:9/);
   });
 
@@ -104,7 +104,7 @@ describe('router auth status', () => {
     const env = { ROUTER_CONFIG_DIR: join(t.dir, `config-${++n}`), ROUTER_API_ROOT: '', ROUTER_API_KEY: '' };
     const r = await t.run(['auth', 'status'], { env });
     expect(r.code).toBe(3);
-    expect(r.stdout).toMatch(/^profile {3}default\napi root {2}https:\/\/\S+ \(the default: no --api-root, ROUTER_API_ROOT or api_root of the profile\)\nkey {7}none: set ROUTER_API_KEY, or run "router login"\n$/);
+    expect(r.stdout).toMatch(/^profile\tdefault\napi root\thttps:\/\/\S+ \(the default: no --api-root, ROUTER_API_ROOT or api_root of the profile\)\nkey\tnone: set ROUTER_API_KEY, or run "router login"\n$/);
   });
 
   it('a key in the file says so, and how to move it', async () => {
@@ -112,7 +112,7 @@ describe('router auth status', () => {
     expect((await t.run(['login', '--with-key'], { env: { ...env, ROUTER_API_KEY: '' }, input: t.apiKey })).code).toBe(0);
     const r = await t.run(['auth', 'status'], { env: { ...env, ROUTER_API_KEY: '' } });
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`kept in   the config file ${join(env.ROUTER_CONFIG_DIR, 'config.json')} (0600; "router auth migrate" moves it to the keychain)\nchecked   accepted by GET /v1/key\n`);
+    expect(r.stdout).toContain(`kept in\tthe config file ${join(env.ROUTER_CONFIG_DIR, 'config.json')} (0600; "router auth migrate" moves it to the keychain)\nchecked\taccepted by GET /v1/key\n`);
     expect(printed(r)).not.toContain(t.apiKey);
   });
 });

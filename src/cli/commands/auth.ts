@@ -4,6 +4,7 @@ import { jsonFlags } from '../flags/setup-flags.js';
 import { checkKey, dollars, limitText } from '../service/key-check.js';
 import type { Settings, Source } from '../../config/settings.js';
 import type { IO } from '../io/io.js';
+import { described } from '../io/described.js';
 import { migrate } from './auth-migrate.js';
 
 const status = defineCommand({
@@ -30,7 +31,7 @@ const status = defineCommand({
     ];
     // What the settings say is printed before anything can fail: a missing key, a refused one, a root that cannot be reached.
     const head = (key?: string) => {
-      if (!opts.json) io.out(print(rows(key)));
+      if (!opts.json) io.out(described(io, rows(key)));
     };
     let connected;
     try {
@@ -60,14 +61,13 @@ const status = defineCommand({
         if (info.is_management_key) more.push(['kind', 'management key']);
         if (info.expires_at) more.push(['expires', info.expires_at]);
       } else more.push(['details', 'this service has no GET /v1/key: no label, limits or usage to show']);
-      io.out(print([...rows(key), ...more]));
+      io.out(described(io, [...rows(key), ...more]));
     } finally {
       await client.close();
     }
   },
 });
 
-const print = (rows: [string, string][]) => rows.map(([k, v]) => `${k.padEnd(9)} ${v}\n`).join('');
 
 /** Where a key lives, in words and for --json: the environment, the file, the keychain or a command. */
 async function keyStore(io: IO, from: Source): Promise<{ kind: string; location: string; text: string }> {

@@ -2,6 +2,7 @@
 import { managementRefusal } from '../context.js';
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
+import { described } from '../io/described.js';
 import { usd } from '../../kit/spend/cost-bound.js';
 import { decimal } from '../../internal/decimal.js';
 import { roundCost } from '../../internal/round-cost.js';
@@ -25,7 +26,7 @@ async function runCredits(ctx: RunContext<{ json?: boolean }>): Promise<void> {
     const balance = roundCost(c.total_credits - c.total_usage);
     if (opts.json) return io.json({ total_credits: c.total_credits, total_usage: c.total_usage, balance });
     if (!io.stdoutTTY) return void io.out(`${decimal(c.total_credits)}\t${decimal(c.total_usage)}\t${decimal(balance)}\n`);
-    io.out(`credits  ${usd(c.total_credits)}\nused     ${usd(c.total_usage)}\nbalance  ${usd(balance)}\n`);
+    io.out(described(io, [['credits', usd(c.total_credits)], ['used', usd(c.total_usage)], ['balance', usd(balance)]]));
   } catch (err) {
     // A 401 is about the key sent, which here is the management key (or, with none set, the API key).
     throw managementRefusal(err, settings, 'credits need');

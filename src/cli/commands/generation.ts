@@ -3,6 +3,7 @@ import type { Generation } from '../../client/resources/generations.js';
 import { usage } from '../exit-codes.js';
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
+import { described } from '../io/described.js';
 import { usd } from '../../kit/spend/cost-bound.js';
 import { decimal } from '../../internal/decimal.js';
 
@@ -31,9 +32,7 @@ async function runGeneration(ctx: RunContext<{ json?: boolean }>, id: string): P
     const g = await client.generations.get(id, { signal: ctx.signal });
     if (opts.json) return io.json(g);
     const rows = describe(g, io.stdoutTTY);
-    if (!io.stdoutTTY) return void io.out(rows.map(([k, v]) => `${k}\t${v}\n`).join(''));
-    const width = Math.max(...rows.map(([k]) => k.length));
-    io.out(rows.map(([k, v]) => `${k.padEnd(width)}  ${v}\n`).join(''));
+    io.out(described(io, rows));
   } finally {
     await client.close();
   }

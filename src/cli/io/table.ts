@@ -1,5 +1,6 @@
 import Table from 'cli-table3';
 import type { IO } from './io.js';
+import { aligned } from './described.js';
 import { textWidth } from '../markdown/runs.js';
 
 /**
@@ -34,10 +35,8 @@ export function table(io: IO, head: string[], rows: (string | number)[][], fit?:
 
 /** Each row as a block of "column  value" lines (the column names in the table's head color), a blank line between. */
 function expanded(io: IO, head: string[], rows: (string | number)[][]): string {
-  const width = Math.max(...head.map((h) => textWidth(h)));
-  const name = (h: string) => `${h}${' '.repeat(width - textWidth(h))}`;
-  const shown = (h: string) => (io.color ? `\x1b[36m${name(h)}\x1b[39m` : name(h));
-  return rows.map((r) => r.map((c, i) => `${shown(head[i]!)}  ${c}\n`).join('')).join('\n');
+  const paint = (name: string) => (io.color ? `\x1b[36m${name}\x1b[39m` : name);
+  return rows.map((r) => aligned(r.map((c, i) => [head[i]!, c]), paint)).join('\n');
 }
 
 /** The narrowest a fitted column is cut to (its padding included): past that the table wraps as it must. */

@@ -1,5 +1,7 @@
 import { isTerminalBatchStatus } from '../../../client/facts.js';
 import type { Batch } from '../../../client/types.js';
+import type { IO } from '../../io/io.js';
+import { described } from '../../io/described.js';
 
 /** A time the service gave, as a date; one no date can hold (a server's slip) as the number it sent. */
 const iso = (seconds: number) => {
@@ -45,7 +47,7 @@ export function tableRows(items: Batch[], width: number): { head: string[]; rows
   return { head: cols.map((c) => c.head), rows: items.map((b) => cols.map((c) => c.cell(b))) };
 }
 
-export function describeBatch(b: Batch): string {
+export function describeBatch(io: IO, b: Batch): string {
   const lines: [string, string][] = [
     ['id', b.id],
     ['status', b.status],
@@ -59,8 +61,7 @@ export function describeBatch(b: Batch): string {
   // A running batch's usage is only what has run so far: its cost is shown once it ends.
   if (typeof cost === 'number' && isTerminalBatchStatus(b.status)) lines.push(['cost', `$${cost.toFixed(6)}`]);
   if (b.error) lines.push(['error', b.error.message]);
-  const width = Math.max(...lines.map(([k]) => k.length));
-  return lines.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n') + '\n';
+  return described(io, lines);
 }
 
 /** A borderless table (gh's style) no wider than `width`: the last column is cut with "…" if need be. */

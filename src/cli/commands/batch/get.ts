@@ -45,7 +45,7 @@ export async function runGet(ctx: RunContext<GetOpts>, id: string): Promise<void
 
 function printBatch({ io, opts }: RunContext<GetOpts>, b: Batch): void {
   if (opts.json) io.json(b);
-  else if (io.stdoutTTY) io.out(describeBatch(b));
+  else if (io.stdoutTTY) io.out(describeBatch(io, b));
   else io.out(tsvLine(b));
 }
 

@@ -101,7 +101,7 @@ export async function watchAndFinish(ctx: RunContext<WatchOpts>, client: RouterC
     logBatch(ctx, final);
     if (opts.results === undefined) {
       if (opts.json) io.json(await client.batches.get(id, { signal }).catch((e) => Promise.reject(batchError(e, id))));
-      else if (io.stdoutTTY) io.out(describeBatch(final));
+      else if (io.stdoutTTY) io.out(describeBatch(io, final));
       else io.out(tsvLine(final));
       if (final.status === 'completed') sayFailed(io, id, final, ` (router batch get ${id} --results)`);
     }

@@ -9,6 +9,7 @@ import { unheard } from '../../service/unheard.js';
 import type { RunContext } from '../../run.js';
 import type { IO } from '../../io/io.js';
 import { table } from '../../io/table.js';
+import { described } from '../../io/described.js';
 import { dollars, limitText } from '../../service/key-check.js';
 import { decimal } from '../../../internal/decimal.js';
 import { visible } from '../../../internal/visible.js';
@@ -62,7 +63,7 @@ function printKey(io: IO, k: ApiKey): void {
     ['expires', k.expires_at ?? 'never'],
     ['created', k.created_at],
   ];
-  io.out(rows.map(([name, v]) => `${name.padEnd(8)} ${v}\n`).join(''));
+  io.out(described(io, rows));
 }
 
 export async function runList(ctx: RunContext<FlagValues<typeof LIST_FLAGS>>): Promise<void> {
@@ -149,5 +150,5 @@ export async function runCurrent(ctx: RunContext<{ management?: boolean; json?: 
     ['usage', `${dollars(info.usage)}${typeof info.usage_daily === 'number' ? ` (today ${dollars(info.usage_daily)}, this week ${dollars(info.usage_weekly ?? 0)}, this month ${dollars(info.usage_monthly ?? 0)})` : ''}`],
     ['expires', info.expires_at ?? 'never'],
   ];
-  io.out(rows.map(([name, v]) => `${name.padEnd(8)} ${v}\n`).join(''));
+  io.out(described(io, rows));
 }

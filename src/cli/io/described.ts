@@ -1,0 +1,24 @@
+/**
+ * The one rule of what router prints for people and for scripts: a list is `table()` (./table.ts), one thing
+ * described is `described()`. On a terminal a table (cli-table3), or `name  value` lines with the names aligned;
+ * piped, tab-separated fields with no header or padding, so `cut -f`, `awk -F'\t'` and `IFS=$'\t' read` split them.
+ * Apart from table.ts: describing one thing loads no cli-table3.
+ */
+import type { IO } from './io.js';
+import { textWidth } from '../markdown/runs.js';
+
+type Fields = readonly (readonly [string, string | number])[];
+
+/**
+ * One thing's fields (a key, a generation, a batch, where the key in use comes from): on a terminal `name  value`
+ * lines, the names aligned, as a table too wide for the terminal shows each row; piped, `name<TAB>value` lines.
+ */
+export function described(io: IO, fields: Fields): string {
+  return io.stdoutTTY ? aligned(fields) : fields.map(([k, v]) => `${k}\t${v}\n`).join('');
+}
+
+/** `name  value` lines, the names padded to the longest; `paint`: a table's head color for its column names. */
+export function aligned(fields: Fields, paint = (name: string) => name): string {
+  const width = Math.max(...fields.map(([k]) => textWidth(k)));
+  return fields.map(([k, v]) => `${paint(`${k}${' '.repeat(width - textWidth(k))}`)}  ${v}\n`).join('');
+}
