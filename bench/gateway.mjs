@@ -373,7 +373,7 @@ export const gatewaySections = {
           const how = SLICE_MS > 0 ? ` in ${SLICE_MS} ms slices by turns with direct` : ', per request by turns with direct';
           // #43 states its goal at 500/s. At 100/s every process sleeps between requests and each hop
           // wakes one: the whole path is slower, the direct call and the bare relay as much as the
-          // gateway (docs/gateway.md, Overhead). The 100/s rows are shown; the goal is not applied to them.
+          // gateway (docs/gateway-internals.md, Overhead). The 100/s rows are shown; the goal is not applied to them.
           const atGoalRate = perSecond === 500;
           const what = `gateway added latency, ${stream ? 'streamed' : 'not streamed'}, ${perSecond}/s${how}${atGoalRate ? '' : ' (goal stated at 500/s)'}`;
           for (const [p, goal] of [[0.5, 1], [0.99, 3]]) {

@@ -10,7 +10,7 @@ const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 const runExamples = examplesPerFile();
 
 // The real service's pages last: they set app_* and batches_path (as a user of that service would).
-const PAGES = ['README.md', 'docs/commands.md', 'docs/logs.md', 'docs/batch.md', 'docs/scripting.md', 'docs/config.md', 'docs/emulator.md', 'docs/reliability.md', 'docs/library.md', 'docs/collections.md', 'docs/development.md', 'docs/real-service.md', 'docs/real-service-batches.md'];
+const PAGES = ['README.md', 'docs/commands.md', 'docs/logs.md', 'docs/batch.md', 'docs/scripting.md', 'docs/keys.md', 'docs/config.md', 'docs/emulator.md', 'docs/reliability.md', 'docs/library.md', 'docs/collections.md', 'docs/development.md', 'docs/real-service.md', 'docs/real-service-batches.md'];
 
 /**
  * A job of batch run made before the first example that names one as JOB, which then gets its id. That

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInProcessEnv, type InProcessEnv } from '../support/inprocess-env.js';
 import { readAliases, removeAlias, resolveModel, setAlias } from '../../src/kit/index.js';
 
-// llm's `aliases`: a short name for a model id, taken wherever a model id is (docs/aliases.md).
+// llm's `aliases`: a short name for a model id, taken wherever a model id is (docs/commands.md, aliases).
 let t: InProcessEnv;
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
