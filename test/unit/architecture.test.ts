@@ -14,41 +14,67 @@ function sources(dir: string): string[] {
   });
 }
 
-/** Every relative import (static, dynamic, and type-only), as paths under src/. */
-function imports(file: string): string[] {
+/** Every relative import (static, dynamic, and type-only), as paths under src/; `typeOnly`: `import type`/`export type`. */
+function imports(file: string): { path: string; typeOnly: boolean }[] {
   const text = readFileSync(file, 'utf8');
-  const specs = [...text.matchAll(/^(?:import|export)[^'";]*?from\s+'(\.[^']+)'|import\('(\.[^']+)'\)/gm)].map((m) => m[1] ?? m[2]!);
-  return specs.map((s) => relative(SRC, resolve(dirname(file), s.replace(/\.js$/, '.ts'))));
+  return [...text.matchAll(/^(?:import|export)(\s+type\b)?[^'";]*?from\s+'(\.[^']+)'|import\('(\.[^']+)'\)/gm)].map((m) => ({
+    path: relative(SRC, resolve(dirname(file), (m[2] ?? m[3]!).replace(/\.js$/, '.ts'))),
+    typeOnly: !!m[1],
+  }));
 }
 
 const files = sources(SRC);
-const graph = new Map(files.map((f) => [relative(SRC, f), imports(f)]));
+const importsOf = new Map(files.map((f) => [relative(SRC, f), imports(f)]));
+const graph = new Map([...importsOf].map(([f, deps]) => [f, deps.map((d) => d.path)]));
 const layer = (path: string) => path.split('/')[0]!;
-
-/** What each folder may import (besides itself). */
-const ALLOWED: Record<string, string[]> = {
-  internal: [],
-  client: ['internal'],
-  config: ['internal'],
-  emulator: ['internal', 'client'],
-  batch: ['client', 'config', 'internal'],
-  kit: ['client', 'config', 'internal'],
-  cli: ['client', 'config', 'internal', 'emulator', 'batch', 'kit'],
-};
-
-/** Inside src/cli: what each folder may import of the CLI (its root, the spine, is `cli`); the root and `commands` take any. */
-const CLI_ALLOWED: Record<string, string[]> = {
-  flags: ['cli'],
-  io: ['cli', 'flags', 'markdown'],
-  markdown: [],
-  service: ['cli'],
-  saved: ['cli', 'flags', 'io', 'commands'],
-  spend: ['cli', 'flags', 'service'],
-  answers: ['cli', 'flags', 'io'],
-  tools: ['cli', 'io', 'answers', 'service'],
-};
 /** The folder of a file under src/cli (`cli` for its root), undefined elsewhere. */
 const cliFolder = (path: string) => (path.startsWith('cli/') ? (path.split('/').length === 2 ? 'cli' : path.split('/')[1]!) : undefined);
+
+/**
+ * A row of docs/architecture.md's table read as a rule: what a folder may import, `any` (every folder of `cli`), and the
+ * notes some entries carry: `(types only)` (import type alone), `(only from `FILE`)` (that file alone imports it).
+ */
+interface Row {
+  may: string[];
+  any: boolean;
+  typesOnly: string[];
+  onlyFrom: Record<string, string>;
+}
+
+/** The table's `src/X` rows (the layers, by X) and `cli/X` rows (src/cli's folders; `cli/*.ts`, its root, as `cli`). */
+function docRows(text: string): { layers: Map<string, Row>; cli: Map<string, Row>; unread: string[] } {
+  const layers = new Map<string, Row>();
+  const cli = new Map<string, Row>();
+  const unread: string[] = [];
+  for (const line of text.split('\n')) {
+    const cells = /^\| `((?:src|cli)\/[^`]*)` \|.*\| ([^|]+) \|$/.exec(line);
+    if (!cells) continue;
+    const row: Row = { may: [], any: false, typesOnly: [], onlyFrom: {} };
+    for (const item of cells[2]!.trim() === 'nothing' ? [] : cells[2]!.split(/, (?![^(]*\))/)) {
+      const m = /^(?:`(\w+)`|(the root)|(any of `cli`))(?: \((?:(types only)|only from `([^`]+)`)\))?$/.exec(item.trim());
+      if (!m) {
+        unread.push(`${cells[1]}: ${item}`);
+        continue;
+      }
+      if (m[3]) row.any = true;
+      const name = m[1] ?? (m[2] ? 'cli' : undefined);
+      if (name) row.may.push(name);
+      if (name && m[4]) row.typesOnly.push(name);
+      if (name && m[5]) row.onlyFrom[name] = m[5];
+    }
+    const [top, folder] = cells[1]!.split('/');
+    if (top === 'src') layers.set(folder!, row);
+    else cli.set(folder === '*.ts' ? 'cli' : folder!, row);
+  }
+  return { layers, cli, unread };
+}
+
+const DOC = docRows(readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8'));
+const folders = (dir: string) => readdirSync(dir).filter((n) => statSync(join(dir, n)).isDirectory()).sort();
+/** What a layer may import (besides itself), as its row says. */
+const allowed = (from: string): string[] => DOC.layers.get(from)?.may ?? [];
+/** Inside src/cli: what a folder may import of the CLI (`cli`: the root); undefined for a row of `any of `cli``. */
+const cliAllowed = (from: string): string[] | undefined => (DOC.cli.get(from)?.any ? undefined : (DOC.cli.get(from)?.may ?? []));
 
 describe('architecture', () => {
   it('no import circles, type-only imports included', () => {
@@ -69,10 +95,10 @@ describe('architecture', () => {
     expect(cycles).toEqual([]);
   });
 
-  it('each layer imports only the layers below it', () => {
+  it('each layer imports only what its row in docs/architecture.md says', () => {
     const wrong: string[] = [];
     for (const [file, deps] of graph) {
-      for (const d of deps) if (layer(d) !== layer(file) && !ALLOWED[layer(file)]!.includes(layer(d))) wrong.push(`${file} -> ${d}`);
+      for (const d of deps) if (layer(d) !== layer(file) && !allowed(layer(file)).includes(layer(d))) wrong.push(`${file} -> ${d}`);
     }
     expect(wrong).toEqual([]);
   });
@@ -81,10 +107,11 @@ describe('architecture', () => {
     const wrong: string[] = [];
     for (const [file, deps] of graph) {
       const from = cliFolder(file);
-      if (from === undefined || from === 'cli' || from === 'commands') continue;
+      const may = from === undefined ? undefined : cliAllowed(from);
+      if (may === undefined) continue;
       for (const d of deps) {
         const to = cliFolder(d);
-        if (to !== undefined && to !== from && !(CLI_ALLOWED[from] ?? []).includes(to)) wrong.push(`${file} -> ${d}`);
+        if (to !== undefined && to !== from && !may.includes(to)) wrong.push(`${file} -> ${d}`);
       }
     }
     expect(wrong).toEqual([]);
@@ -102,7 +129,7 @@ describe('architecture', () => {
     }
     const both = [...edges].filter((e) => edges.has(e.split(' -> ').reverse().join(' -> ')));
     expect(both).toEqual([]);
-    const listedBoth = Object.entries(CLI_ALLOWED).flatMap(([from, tos]) => tos.filter((to) => CLI_ALLOWED[to]?.includes(from)).map((to) => `${from} <-> ${to}`));
+    const listedBoth = [...DOC.cli.keys()].flatMap((from) => (cliAllowed(from) ?? []).filter((to) => cliAllowed(to)?.includes(from)).map((to) => `${from} <-> ${to}`));
     expect(listedBoth).toEqual([]);
   });
 
@@ -114,6 +141,58 @@ describe('architecture', () => {
   it('the emulator is reached from the CLI only by the serve command', () => {
     const users = [...graph].filter(([f, deps]) => layer(f) === 'cli' && deps.some((d) => layer(d) === 'emulator')).map(([f]) => f);
     expect(users).toEqual(['cli/commands/serve.ts']);
+  });
+
+  it('a note on a row holds: `(types only)` imports are `import type`, `(only from FILE)` is imported by that file alone', () => {
+    const wrong: string[] = [];
+    for (const [from, row] of DOC.layers) {
+      for (const [file, deps] of importsOf) {
+        if (layer(file) !== from) continue;
+        for (const d of deps) {
+          const to = layer(d.path);
+          if (row.typesOnly.includes(to) && !d.typeOnly) wrong.push(`${file} -> ${d.path}: not import type`);
+          if (row.onlyFrom[to] !== undefined && file !== `${from}/${row.onlyFrom[to]}`) wrong.push(`${file} -> ${d.path}: only ${row.onlyFrom[to]} may`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(DOC.layers.get('emulator')?.typesOnly).toEqual(['client']);
+    expect(DOC.layers.get('cli')?.onlyFrom).toEqual({ emulator: 'commands/serve.ts' });
+  });
+
+  it('docs/architecture.md has a row for every folder of src/ and of src/cli, each read as a rule, and none for a folder not there', () => {
+    expect(DOC.unread).toEqual([]);
+    expect([...DOC.layers.keys()].sort()).toEqual(folders(SRC));
+    expect([...DOC.cli.keys()].sort()).toEqual(['cli', ...folders(join(SRC, 'cli'))].sort());
+  });
+
+  it('each row says no more than the code imports: every import it allows is one a file makes', () => {
+    const used = new Set([...graph].flatMap(([file, deps]) => deps.flatMap((d) => {
+      const [a, b] = [cliFolder(file), cliFolder(d)];
+      return [`${layer(file)} -> ${layer(d)}`, ...(a !== undefined && b !== undefined ? [`cli/${a} -> ${b}`] : [])];
+    })));
+    const unused = [
+      ...[...DOC.layers].flatMap(([from, row]) => row.may.map((to) => `${from} -> ${to}`)),
+      ...[...DOC.cli].flatMap(([from, row]) => row.may.map((to) => `cli/${from} -> ${to}`)),
+    ].filter((e) => !used.has(e));
+    expect(unused).toEqual([]);
+  });
+
+  // What no row may allow, whatever the doc says: the layering the project promises (cli -> kit -> client <- emulator).
+  it('no row loosens the layering: nothing imports cli, only cli imports the emulator, client stands on internal alone', () => {
+    const loosened: string[] = [];
+    for (const [from, row] of DOC.layers) {
+      for (const to of row.may) {
+        if (to === 'cli') loosened.push(`${from} -> cli: nothing imports the CLI`);
+        if (to === 'emulator' && from !== 'cli') loosened.push(`${from} -> emulator: only the CLI starts it`);
+        if ((from === 'client' && to !== 'internal') || from === 'internal') loosened.push(`${from} -> ${to}: the library's core stands alone`);
+      }
+    }
+    expect(loosened).toEqual([]);
+    // And no circle among the rows: a layer below never imports one above.
+    const circle = (rows: Map<string, Row>, from: string, seen: string[]): string[] =>
+      seen.includes(from) ? [[...seen, from].join(' -> ')] : (rows.get(from)?.may ?? []).filter((to) => to !== from).flatMap((to) => circle(rows, to, [...seen, from]));
+    expect([...DOC.layers.keys()].flatMap((l) => circle(DOC.layers, l, []))).toEqual([]);
   });
 
   it('docs/architecture.md keeps its lines under 200 characters', () => {
