@@ -142,7 +142,7 @@ describe('charges over a kill -9', () => {
         const res = await post(first, '/v1/chat/completions', { model: 'local/lorem', messages: [{ role: 'user', content: `write ${i + 5} words` }] });
         ids.push(((await res.json()) as any).id);
       }
-      // Written within a turn of the event loop after the answer (not before it, as a charge is): until then.
+      // Written within GATHER_MS (20 ms) of the answer (not before it, as a charge is): until then.
       expect(await until(() => existsSync(file) && readFileSync(file, 'utf8').includes(ids[2]!))).toBe(true);
     } finally {
       await killed(first);

@@ -1,7 +1,7 @@
 import { counted } from '../../internal/counted.js';
 import { round } from '../models/models.js';
 import { generationData } from '../resources/generations.js';
-import type { GenerationFile } from './generation-file.js';
+import { GATHER_MS, type GenerationFile } from './generation-file.js';
 import { KEEP, type CallsAndBatches } from './generation-log.js';
 import type { JournalEntry } from './charge-journal.js';
 import type { Unrecorded } from './state-file.js';
@@ -65,8 +65,8 @@ export class ChargedGenerations {
   }
 
   private async letGoWritten(): Promise<void> {
-    // After the turn: its records go in one write, started by the generations' own timer.
-    await new Promise((resolve) => setImmediate(resolve));
+    // Once the generations' own timer is due: the records gathered meanwhile go in one write.
+    await new Promise((resolve) => setTimeout(resolve, GATHER_MS));
     while (this.keptIds.length) {
       const ids = this.keptIds;
       this.keptIds = [];
