@@ -43,6 +43,9 @@ import { Agent } from 'undici';
 import { BIN, ROOT, WORK, startEmulator, report } from './lib.mjs';
 
 const BEFORE = process.env.BENCH_GATEWAY_BEFORE;
+/** Node flags for one build's gateway only (an experiment: `--max-semi-space-size=64`): BENCH_GATEWAY_NODE_ARGS this build's, BENCH_GATEWAY_BEFORE_NODE_ARGS the before side's. */
+const words = (text) => text?.split(' ').filter(Boolean) ?? [];
+const NODE_ARGS = new Map([[BIN, words(process.env.BENCH_GATEWAY_NODE_ARGS)], [BEFORE, words(process.env.BENCH_GATEWAY_BEFORE_NODE_ARGS)]]);
 const SLICE_MS = Number(process.env.BENCH_GATEWAY_SLICE_MS ?? 20);
 /** With a before side, an even count: each build in each place as often. */
 const ROUNDS = Number(process.env.BENCH_GATEWAY_ROUNDS ?? 10);
@@ -91,7 +94,7 @@ export async function startUpstream(name) {
 export async function startGateway(upstream, bin = BIN, name = 'gateway', nodeArgs = []) {
   const file = join(WORK, 'gateway-providers.yaml');
   writeFileSync(file, `providers:\n  - name: up\n    base_url: ${upstream.api_root}/v1\n    api_key_env: UP_KEY\n    models: { bench/echo: local/echo, bench/lorem: local/lorem }\n`);
-  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--port', '0', '--state', join(STATE_ROOT, `${name}-state`), '--json', '--providers', file], { env: { ...process.env, UP_KEY: upstream.api_key }, stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [...(NODE_ARGS.get(bin) ?? []), ...nodeArgs, bin, 'serve', '--port', '0', '--state', join(STATE_ROOT, `${name}-state`), '--json', '--providers', file], { env: { ...process.env, UP_KEY: upstream.api_key }, stdio: ['ignore', 'pipe', 'ignore'] });
   // With --trace-gc (printed on stdout), the lines before and after the emulator's own are the trace.
   const trace = [];
   const info = JSON.parse(await new Promise((resolve) => {

@@ -10,8 +10,12 @@ describe('Outgoing: what a relay still has to write, as UTF-8 bytes', () => {
     let all = ': ROUTER PROCESSING\n\n';
     const given: { bytes: Buffer; copy: Buffer }[] = [];
     for (let round = 0; round < 40; round++) {
-      for (const piece of pieces.slice(0, (round % pieces.length) + 1)) {
-        out.add(piece);
+      for (const [i, piece] of pieces.slice(0, (round % pieces.length) + 1).entries()) {
+        // Every other piece as bytes: a slice of a larger read, as frameBytesTo copies them.
+        if ((round + i) % 2) {
+          const read = Buffer.from(`<${piece}>`);
+          out.addBytes(read, 1, read.length - 1);
+        } else out.add(piece);
         all += piece;
       }
       const bytes = round % 3 ? out.take() : undefined;

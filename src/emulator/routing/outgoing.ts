@@ -8,6 +8,8 @@ import type { RelayedTokens } from './hang-up.js';
  */
 export class Outgoing {
   private bytes: Buffer | undefined;
+  /** Where in `bytes` what was added since the last take starts, and where it ends (the room after it is written to next). */
+  private start = 0;
   private used = 0;
 
   constructor(
@@ -40,11 +42,15 @@ export class Outgoing {
   /** What was added since the last take (undefined: nothing), to end the stream with. */
   rest(): Buffer | undefined {
     const bytes = this.bytes;
-    if (!bytes || !this.used) return undefined;
-    const ready = bytes.subarray(0, this.used);
-    // The room after it is written to next: the bytes given out are never touched again.
-    this.bytes = bytes.length - this.used >= 512 ? bytes.subarray(this.used) : undefined;
-    this.used = 0;
+    if (!bytes || this.used === this.start) return undefined;
+    const ready = bytes.subarray(this.start, this.used);
+    // The room after it is written to next: the bytes given out are never touched again. Kept as an
+    // offset, not as a view of its own: one Buffer less made a write.
+    if (bytes.length - this.used >= 512) this.start = this.used;
+    else {
+      this.bytes = undefined;
+      this.start = this.used = 0;
+    }
     return ready;
   }
 
@@ -53,8 +59,11 @@ export class Outgoing {
     const bytes = this.bytes;
     if (bytes && bytes.length - this.used >= need) return bytes;
     // Under 4 KB, a slice of node's shared pool: no allocation of its own.
-    const grown = Buffer.allocUnsafe(Math.max(2048, 2 * (this.used + need)));
-    bytes?.copy(grown, 0, 0, this.used);
+    const added = this.used - this.start;
+    const grown = Buffer.allocUnsafe(Math.max(2048, 2 * (added + need)));
+    if (added) bytes!.copy(grown, 0, this.start, this.used);
+    this.start = 0;
+    this.used = added;
     return (this.bytes = grown);
   }
 }

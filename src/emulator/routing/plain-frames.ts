@@ -79,6 +79,8 @@ function relabeller(first: Body, c: Candidate, id: string): (data: string) => st
 }
 
 const CONTENT = '"content":"';
+/** Content strings this long or longer are copied as bytes, not encoded again (frameBytesTo). */
+const COPIED = 256;
 
 /** Where frameBytesTo puts a frame: its bytes copied, text encoded (Outgoing). */
 export interface BytesOut {
@@ -166,8 +168,10 @@ export class PlainFrames {
     const headTo = this.headToBytes!;
     const tailTo = this.tailToBytes!;
     out.addBytes(headTo, 0, headTo.length);
-    // Bytes that are not UTF-8 go out as their decoding (U+FFFD), as frameTo writes them.
-    if (raw.includes('\uFFFD')) out.add(raw);
+    // A short content string encoded again from its text: a copy of part of a Buffer makes a Uint8Array
+    // over it (node 20's Buffer#copy), ~90 bytes a chunk. Bytes that are not UTF-8 go out as their
+    // decoding (U+FFFD), as frameTo writes them.
+    if (raw.length < COPIED || raw.includes('\uFFFD')) out.add(raw);
     else out.addBytes(piece, from, quote);
     out.addBytes(tailTo, 0, tailTo.length);
     return true;
