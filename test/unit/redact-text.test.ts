@@ -83,8 +83,8 @@ describe('hideSecrets and redactValue: the keys io.addSecret takes', () => {
 
 describe('hideSecrets: a start a cut left, where the text shows the cut', () => {
   const key = 'sk-rt-v1-0123456789abcdef';
-  it('8 characters or more of a key, at the end of the text, a line, a column or before a closing quote', () => {
-    for (const n of [8, 12, 15]) {
+  it('8 characters or more of a key, past its kind, at the end of the text, a line, a column or before a closing quote', () => {
+    for (const n of [10, 12, 15]) {
       const start = key.slice(0, n);
       expect(hideSecrets(`title ${start}`, [key])).toBe('title ****');
       expect(hideSecrets(`a ${start}\nb ${start}\tc "${start}" '${start}'`, [key])).toBe('a ****\nb ****\tc "****" \'****\'');
@@ -92,6 +92,19 @@ describe('hideSecrets: a start a cut left, where the text shows the cut', () => 
       expect(hideSecrets(`a ${start} b ${start}...cdef`, [key])).toBe(`a ${start} b ${start}...cdef`);
     }
     expect(hideSecrets(`short ${key.slice(0, 7)}`, [key])).toBe(`short ${key.slice(0, 7)}`);
+  });
+  it("a key's kind alone is every such key's start, not this one's: shown, at a line's end too", () => {
+    // Hidden before: "keys start with ****".
+    const key = 'sk-or-v1-0123456789abcdef0123456789abcdef';
+    const text = 'keys start with sk-or-v1\nor with sk-or-v1-\t"sk-or-v1-"';
+    expect(hideSecrets(text, [key])).toBe(text);
+    expect(hideSecrets('one past it: sk-or-v1-0\n', [key])).toBe('one past it: ****\n');
+    for (const [k, kind] of [['sk-rt-mgmt-00112233445566778899', 'sk-rt-mgmt-'], ['sk_live_abcdefghijkl', 'sk_live_'], ['sk-ant-api03-AbCdEfGhIj', 'sk-ant-api03-']] as const) {
+      expect(hideSecrets(`${kind}\n`, [k])).toBe(`${kind}\n`);
+      expect(hideSecrets(`${k.slice(0, kind.length + 1)}\n`, [k])).toBe('****\n');
+    }
+    // A key of no kind: 8 characters, as before.
+    expect(hideSecrets('password\n', ['password1234'])).toBe('****\n');
   });
   it('withJsonForms: a key as JSON text writes it (`"`, `\\`, `/` escaped)', () => {
     const quoted = 'sk-rt-"a\\b/c-0123456789';
