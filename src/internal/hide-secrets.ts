@@ -45,6 +45,20 @@ export function hideSecrets(text: string, secrets: readonly string[]): string {
   return out;
 }
 
+/**
+ * The start of `text` with its secrets hidden, `n` characters of it at least (or all of it), to be cut from: as little
+ * of `text` is read as that takes, and it ends where no secret was cut (a start of one is not left at its end).
+ */
+export function hiddenStart(text: string, secrets: readonly string[], n: number): string {
+  const longest = secrets.reduce((m, s) => Math.max(m, s.length), 0);
+  for (let take = n + longest; ; take *= 2) {
+    if (take >= text.length) return hideSecrets(text, secrets);
+    const hidden = hideSecrets(text.slice(0, take), secrets);
+    const kept = hidden.slice(0, hidden.length - Math.max(0, longest - 1));
+    if (kept.length >= n) return kept;
+  }
+}
+
 /** `text` with each start of `secret` (CUT_CHARS or more of it) that a cut ended shown as `****`. */
 function hideCutStarts(text: string, secret: string): string {
   const head = secret.slice(0, CUT_CHARS);

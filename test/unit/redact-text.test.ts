@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
-import { hideSecrets, redactValue, withJsonForms } from '../../src/internal/hide-secrets.js';
+import { hiddenStart, hideSecrets, redactValue, withJsonForms } from '../../src/internal/hide-secrets.js';
+import { firstWholeWords, lastWords } from '../../src/internal/key-safe-cut.js';
 import { EventRedactor } from '../../src/internal/redact-events.js';
 import { IO } from '../../src/cli/io/io.js';
 import { table } from '../../src/cli/io/table.js';
@@ -152,6 +153,15 @@ describe('IO: stderr', () => {
     io.err('error: /model: sk-rt-v1-0123456789abcdef must look like author/name\n');
     expect(String(err.read())).toBe('error: /model: **** must look like author/name\n');
   });
+  it("an error line cut at 1,000 characters: the environment's keys hidden before the cut (old: 14 characters and …)", () => {
+    const err = new PassThrough();
+    const key = 'sk-rt-mgmt-fedcba98765432100123456789';
+    const io = new IO({}, { stdin: new PassThrough(), stdout: new PassThrough(), stderr: err, env: { ROUTER_MANAGEMENT_KEY: key, ROUTER_CONFIG_DIR: '/nonexistent/router-config' } });
+    io.error(`${'x'.repeat(985)} ${key} ${'y'.repeat(100)}`);
+    const said = String(err.read());
+    expect(said).toBe(`error: ${'x'.repeat(985)} **** ${'y'.repeat(9)}…\n`);
+    expect(said).not.toContain(key.slice(0, 12));
+  });
   it("before any command registered them: the environment's keys, read at the first write", () => {
     const err = new PassThrough();
     const key = 'sk-rt-v1-fedcba9876543210';
@@ -171,5 +181,28 @@ describe('table: a column cut to fit the terminal', () => {
     // Was: "about sk-rt-v1-0123…", the cut before the key was whole.
     expect(shown).toContain('about **** and');
     expect(shown).not.toContain(key.slice(0, 8));
+  });
+});
+
+describe('cuts made where no key is left in pieces', () => {
+  const key = 'sk-rt-v1-0123456789abcdef0123';
+  it('hiddenStart: its first n characters are those of the whole text hidden, wherever the key stands', () => {
+    for (let at = 0; at < 60; at++) {
+      const text = `${'a '.repeat(at)}${key} b ${key}${'c'.repeat(at)}`;
+      for (const n of [1, 10, 40, 80]) expect(hiddenStart(text, [key], n).slice(0, n)).toBe(hideSecrets(text, [key]).slice(0, n));
+    }
+  });
+  it('lastWords and firstWholeWords: a word the cut fell in is left out whole', () => {
+    const text = `one ${key} two`;
+    for (let max = 0; max <= text.length; max++) {
+      for (const cut of [lastWords(text, max), firstWholeWords(text, max)]) {
+        expect(cut.length).toBeLessThanOrEqual(max);
+        expect(cut.includes('sk-') ? cut.includes(key) : !/[0-9a-f]{4}/.test(cut)).toBe(true);
+      }
+    }
+    expect(lastWords(text, 4)).toBe('two');
+    expect(lastWords('a  two', 4)).toBe(' two');
+    expect(lastWords(text, 5)).toBe('two');
+    expect(firstWholeWords(text, 6)).toBe('one');
   });
 });
