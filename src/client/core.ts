@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { closeIdle, createAgent, send, type ProxyOptions } from './transport.js';
-import { afterReason, APIError, apiErrorOf, ConnectionError, foreignErrorText, isErrorEnvelope, malformedJson, ProxyRefusedError, TlsError, ValidationError, type RouterError } from './errors.js';
+import { afterReason, APIError, apiErrorOf, ConnectionError, foreignSaid, isErrorEnvelope, malformedJson, ProxyRefusedError, TlsError, ValidationError, type RouterError } from './errors.js';
 import { toConnectionError } from './connection-errors.js';
 import { sleep } from '../internal/sleep.js';
 import { KEEP_ALIVE } from '../internal/keep-alive.js';
@@ -17,7 +17,6 @@ export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_RETRIES = 2;
 import { VERSION } from './version.js';
 import { authorizationOf, noteCredentials } from './credentials.js';
-import { firstWords } from '../internal/first-words.js';
 import { jsonBody } from '../internal/json-pieces.js';
 
 export interface RetryInfo {
@@ -286,7 +285,7 @@ export class HttpCore {
     }
     if (isErrorEnvelope(parsed)) return APIError.fromBody(res.status, parsed, res.requestId, retryAfterMs, request);
     // Not the service's error: a 404 then most likely means an API root that is not one.
-    const said = afterReason(res.status, parsed === undefined ? firstWords(text, 120) : foreignErrorText(parsed));
+    const said = afterReason(res.status, foreignSaid(this, text, parsed));
     // A web page (another server's 405, a gateway's 502) says nothing a user can act on but where it came from.
     const page = res.status !== 404 && parsed === undefined && /^\s*</.test(text);
     const message =

@@ -1,6 +1,6 @@
 import { firstWords } from '../internal/first-words.js';
 import { counted } from '../internal/counted.js';
-import { hideSecrets } from '../internal/hide-secrets.js';
+import { hiddenStart, hideSecrets, withJsonForms } from '../internal/hide-secrets.js';
 import { credentialsOf } from './credentials.js';
 
 /** Base class of every error the client throws. */
@@ -176,6 +176,20 @@ export function foreignErrorText(body: unknown): string {
   return words(b.error) || words(b.message);
 }
 
+/**
+ * What an error answer that is not the service's says (its `parsed` JSON, or undefined): a key of `core`'s the server
+ * echoed is hidden before the words are cut, which could leave a piece of it.
+ */
+export function foreignSaid(core: object, text: string, parsed: unknown): string {
+  const shown = hideSecrets(text, withJsonForms(credentialsOf(core)));
+  if (parsed === undefined || shown === text) return parsed === undefined ? firstWords(shown, 120) : foreignErrorText(parsed);
+  try {
+    return foreignErrorText(JSON.parse(shown));
+  } catch {
+    return firstWords(shown, 120);
+  }
+}
+
 /** An error delivered inside a stream after it began (chat error chunk, Responses `error`/`response.failed`). */
 export class StreamError extends APIError {
   override name = 'StreamError';
@@ -259,7 +273,12 @@ export class ValidationError extends RouterError {
   readonly code = 'invalid_request';
 }
 
-/** An answer that is no JSON, its start quoted: a key of `core`'s the server echoed in it is not (a cut could leave its start). */
+/** An answer that is no JSON, its start quoted: a key of `core`'s the server echoed in it is not (hidden before the cut, which could leave a piece of it). */
 export function malformedJson(core: object, text: string): ProtocolError {
-  return new ProtocolError(`server sent malformed JSON (${counted(text.length, 'byte')}): ${hideSecrets(text.slice(0, 200), credentialsOf(core)).slice(0, 80)}`);
+  return new ProtocolError(`server sent malformed JSON (${counted(text.length, 'byte')}): ${hiddenStart(text, credentialsOf(core), 80).slice(0, 80)}`);
+}
+
+/** A stream event that is no JSON, its start quoted as malformedJson quotes an answer. */
+export function malformedEvent(core: object, data: string): ProtocolError {
+  return new ProtocolError(`server sent a malformed stream event: ${hiddenStart(data, credentialsOf(core), 80).slice(0, 80)}`);
 }

@@ -3,6 +3,7 @@
  * `op read op://…`) whose stdout is the key, run through the shell only when a key is needed. Its
  * output is kept in memory only, and its environment holds no key of router's.
  */
+import { firstWholeWords } from '../internal/key-safe-cut.js';
 import { spawn } from 'node:child_process';
 import { KEY_SYNTAX } from './settings.js';
 
@@ -34,6 +35,7 @@ export function runKeyCommand(command: string, from: string, env: NodeJS.Process
     const out: Buffer[] = [];
     let outBytes = 0;
     let errText = '';
+    let errCut = false;
     let tooMuch = false;
     const onAbort = () => child.kill('SIGTERM');
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -46,6 +48,7 @@ export function runKeyCommand(command: string, from: string, env: NodeJS.Process
     });
     child.stderr.on('data', (c: Buffer) => {
       if (errText.length < 4096) errText += c.toString('utf8');
+      else errCut = true;
     });
     child.on('error', (err) => {
       signal?.removeEventListener('abort', onAbort);
@@ -56,7 +59,8 @@ export function runKeyCommand(command: string, from: string, env: NodeJS.Process
       if (signal?.aborted) return reject(signal.reason);
       if (tooMuch) return fail(`printed more than ${MAX_OUTPUT / 1024} KiB: that is not a key`);
       if (code !== 0) {
-        const said = lastLine(errText);
+        // A line the bound cut is left out: it could end inside a key.
+        const said = lastLine(errCut ? errText.slice(0, errText.lastIndexOf('\n') + 1) : errText);
         return fail(`failed (${sig ? `ended by ${sig}` : `exit ${code}`})${said ? `: ${said}` : ''}`);
       }
       const text = Buffer.concat(out).toString('utf8').trim();
@@ -72,5 +76,6 @@ export function runKeyCommand(command: string, from: string, env: NodeJS.Process
 /** What the command said last on stderr, on one line, bounded, its control characters shown as spaces. */
 function lastLine(text: string): string {
   const lines = text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
-  return (lines[lines.length - 1] ?? '').replace(/[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, ' ').slice(0, 200);
+  const line = (lines[lines.length - 1] ?? '').replace(/[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, ' ');
+  return line.length > 200 ? `${firstWholeWords(line, 200)}…` : line;
 }

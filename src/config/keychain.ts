@@ -3,6 +3,7 @@
  * Windows) through @napi-rs/keyring, loaded on first use only: its native module costs ~150 ms to
  * load, which only the runs that read or write a key there pay. ROUTER_KEYCHAIN=off keeps keys in the file.
  */
+import { firstWholeWords } from '../internal/key-safe-cut.js';
 import { isBlank } from '../internal/blank.js';
 
 /** The service every entry of router is filed under; the account names the profile, the key and the config file. */
@@ -100,5 +101,6 @@ function why(err: unknown): string {
 function firstLine(err: unknown): string {
   const message = (err as { message?: unknown } | undefined)?.message;
   const text = typeof message === 'string' ? message : String(err);
-  return (text.split('\n')[0] ?? '').replace(/[\x00-\x1f\x7f]/g, ' ').slice(0, 300);
+  const line = (text.split('\n')[0] ?? '').replace(/[\x00-\x1f\x7f]/g, ' ');
+  return line.length > 300 ? `${firstWholeWords(line, 300)}…` : line;
 }

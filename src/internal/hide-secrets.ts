@@ -15,6 +15,15 @@ const PREFIX_CHARS = 16;
 const CUT_CHARS = 8;
 
 /**
+ * A key's kind, which every key of its kind starts with and which tells nothing of the key (`sk-or-v1-`, `sk-rt-mgmt-`,
+ * `sk_live_`): its leading words of lower-case letters and digits, at most 5 each, each ended by `-` or `_`.
+ */
+const KIND = /^(?:[a-z0-9]{1,5}[-_])+/;
+
+/** How much of a secret's start a cut must leave to give some of it away: 8 characters, and one past its kind. */
+export const cutStartFloor = (secret: string): number => Math.max(CUT_CHARS, (KIND.exec(secret)?.[0].length ?? 0) + 1);
+
+/**
  * What follows a text cut short: its end, a line's, a column's (tab), a closing quote. Not an ellipsis: `sk-or-v1-abc...wxyz`
  * is how a service labels a key on purpose (GET /v1/key), and router's own cuts with "…" hide before they cut.
  */
@@ -23,7 +32,8 @@ const CUT_END = /^(?:$|[\r\n\t"'`])/;
 /**
  * `text` with each secret shown as `****`: whole; where a cut left only its start, that start too: 16 characters or
  * more of a secret longer than 20 wherever they are, and 8 or more of any secret where the text shows it was cut there
- * (the text, a line or a column ends, or a closing quote follows: a title, a preview, a quoted value).
+ * (the text, a line or a column ends, or a closing quote follows: a title, a preview, a quoted value), as long as they
+ * reach past the key's kind: `sk-or-v1` or `sk-or-v1-` ending a line is every such key's start, not this one's.
  */
 export function hideSecrets(text: string, secrets: readonly string[]): string {
   let out = redactText(text, secrets);
@@ -35,16 +45,31 @@ export function hideSecrets(text: string, secrets: readonly string[]): string {
   return out;
 }
 
+/**
+ * The start of `text` with its secrets hidden, `n` characters of it at least (or all of it), to be cut from: as little
+ * of `text` is read as that takes, and it ends where no secret was cut (a start of one is not left at its end).
+ */
+export function hiddenStart(text: string, secrets: readonly string[], n: number): string {
+  const longest = secrets.reduce((m, s) => Math.max(m, s.length), 0);
+  for (let take = n + longest; ; take *= 2) {
+    if (take >= text.length) return hideSecrets(text, secrets);
+    const hidden = hideSecrets(text.slice(0, take), secrets);
+    const kept = hidden.slice(0, hidden.length - Math.max(0, longest - 1));
+    if (kept.length >= n) return kept;
+  }
+}
+
 /** `text` with each start of `secret` (CUT_CHARS or more of it) that a cut ended shown as `****`. */
 function hideCutStarts(text: string, secret: string): string {
   const head = secret.slice(0, CUT_CHARS);
+  const floor = cutStartFloor(secret);
   let out = '';
   let from = 0;
   for (let at = text.indexOf(head); at >= 0; at = text.indexOf(head, at + 1)) {
     if (at < from) continue;
     let n = CUT_CHARS;
     while (n < secret.length && text.charCodeAt(at + n) === secret.charCodeAt(n)) n++;
-    if (!CUT_END.test(text.slice(at + n, at + n + 1))) continue;
+    if (n < floor || !CUT_END.test(text.slice(at + n, at + n + 1))) continue;
     out += `${text.slice(from, at)}****`;
     from = at + n;
   }

@@ -13,6 +13,9 @@ import { folderProgram } from './command-tool.js';
 import { GroupStdioTransport } from './mcp-stdio.js';
 import { answerServerRequests, clientCapabilities, type McpClientAnswers } from './mcp-client-requests.js';
 import { firstWords } from '../internal/first-words.js';
+import { firstWholeWords, lastWords } from '../internal/key-safe-cut.js';
+import { hideSecrets } from '../internal/hide-secrets.js';
+import { credentialsInUse } from '../client/credentials.js';
 
 export interface McpOptions extends McpClientAnswers {
   /** The environment of a stdio server (use `toolEnv()`). */
@@ -110,8 +113,8 @@ function bodyMessage(body: string): string {
   } catch {
     /* not JSON: the text itself */
   }
-  const words = firstWords(text, 121);
-  return words.length > 120 ? `${words.slice(0, 120)}…` : words;
+  const words = firstWords(hideSecrets(text, credentialsInUse()), 121);
+  return words.length > 120 ? `${firstWholeWords(words, 120)}…` : words;
 }
 
 export async function connectMcp(spec: string, opts: McpOptions): Promise<McpServer> {
@@ -132,14 +135,16 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
   } else {
     const argv = splitCommandLine(spec);
     if (!argv.length) throw new ToolSourceError('--mcp: the server command is empty', 'invalid');
-    // What the server said last on stderr explains a failed start.
-    transport = stdio = new GroupStdioTransport({ command: argv[0]!, args: argv.slice(1), env: opts.env, signal: opts.signal, onStderr: (b) => (stderr = (stderr + b.toString('utf8')).slice(-2000)) });
+    // What the server said last on stderr explains a failed start: whole words, so that no key is cut (key-safe-cut.ts).
+    transport = stdio = new GroupStdioTransport({ command: argv[0]!, args: argv.slice(1), env: opts.env, signal: opts.signal, onStderr: (b) => (stderr = lastWords(stderr + b.toString('utf8'), 2000)) });
   }
   let ended = false;
   client.onclose = () => (ended = true);
   const said = () => {
-    const line = tellingLine(stderr);
-    return line ? `; it said: ${line.slice(0, 300)}` : '';
+    // The keys of this process's clients hidden before the line is cut (a cut leaves a start hiding would not know).
+    const line = tellingLine(hideSecrets(stderr, credentialsInUse()));
+    const cut = line && line.length > 300 ? `${firstWholeWords(line, 300)}…` : line;
+    return cut ? `; it said: ${cut}` : '';
   };
   const startMs = opts.startTimeoutMs ?? 30_000;
   const close = () => client.close().catch(() => {});

@@ -54,11 +54,19 @@ describe("a server's sampling request", () => {
     expect(r.stdout).toContain('"text": "Resource trigger-sampling-request context: trigger-sampling-request please"');
     expect(r.stdout).toContain('"model": "local/tools"');
     expect(r.stdout + r.stderr).not.toContain(apiKey);
-    expect(r.stderr).toMatch(/^sampling for mcp-servers\/everything: Resource trigger-sampling-request context: .* -> local\/tools, \d+ tokens?$/m);
+    expect(r.stderr).toMatch(/^sampling for mcp-servers\/everything: Resource trigger-sampling-request context:.* -> local\/tools, \d+ tokens?$/m);
     expect(sampled()).toHaveLength(1);
     expect(sampled()[0]).toMatchObject({ model: 'local/tools', max_completion_tokens: 100, messages: [{ role: 'system' }, { role: 'user', content: `Resource trigger-sampling-request context: ${SAMPLE}` }] });
     // The ledger: the two rounds of the chat and the sampling call between them.
     expect((await calls()) - before).toBe(3);
+  });
+
+  it("the sampling trace cuts the server's words at a word's end: no start of a key is left before its …", async () => {
+    // The trace's 60 characters ended 14 characters into the management key (old: "context: ab sk-rt-mgmt-…", under the 16 hidden anywhere).
+    const r = await run(['chat', '--model', 'local/tools', '--mcp', EVERYTHING, '--mcp-sampling', '--verbose', `ab ${env.ROUTER_MANAGEMENT_KEY} trigger-sampling-request`]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^sampling for mcp-servers\/everything: Resource trigger-sampling-request context: ab… -> local\/tools/m);
+    expect(r.stdout + r.stderr).not.toContain(env.ROUTER_MANAGEMENT_KEY!.slice(0, 12));
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
-import { hideSecrets, redactValue, withJsonForms } from '../../src/internal/hide-secrets.js';
+import { hiddenStart, hideSecrets, redactValue, withJsonForms } from '../../src/internal/hide-secrets.js';
+import { firstWholeWords, lastWords } from '../../src/internal/key-safe-cut.js';
 import { EventRedactor } from '../../src/internal/redact-events.js';
 import { IO } from '../../src/cli/io/io.js';
 import { table } from '../../src/cli/io/table.js';
@@ -83,8 +84,8 @@ describe('hideSecrets and redactValue: the keys io.addSecret takes', () => {
 
 describe('hideSecrets: a start a cut left, where the text shows the cut', () => {
   const key = 'sk-rt-v1-0123456789abcdef';
-  it('8 characters or more of a key, at the end of the text, a line, a column or before a closing quote', () => {
-    for (const n of [8, 12, 15]) {
+  it('8 characters or more of a key, past its kind, at the end of the text, a line, a column or before a closing quote', () => {
+    for (const n of [10, 12, 15]) {
       const start = key.slice(0, n);
       expect(hideSecrets(`title ${start}`, [key])).toBe('title ****');
       expect(hideSecrets(`a ${start}\nb ${start}\tc "${start}" '${start}'`, [key])).toBe('a ****\nb ****\tc "****" \'****\'');
@@ -92,6 +93,19 @@ describe('hideSecrets: a start a cut left, where the text shows the cut', () => 
       expect(hideSecrets(`a ${start} b ${start}...cdef`, [key])).toBe(`a ${start} b ${start}...cdef`);
     }
     expect(hideSecrets(`short ${key.slice(0, 7)}`, [key])).toBe(`short ${key.slice(0, 7)}`);
+  });
+  it("a key's kind alone is every such key's start, not this one's: shown, at a line's end too", () => {
+    // Hidden before: "keys start with ****".
+    const key = 'sk-or-v1-0123456789abcdef0123456789abcdef';
+    const text = 'keys start with sk-or-v1\nor with sk-or-v1-\t"sk-or-v1-"';
+    expect(hideSecrets(text, [key])).toBe(text);
+    expect(hideSecrets('one past it: sk-or-v1-0\n', [key])).toBe('one past it: ****\n');
+    for (const [k, kind] of [['sk-rt-mgmt-00112233445566778899', 'sk-rt-mgmt-'], ['sk_live_abcdefghijkl', 'sk_live_'], ['sk-ant-api03-AbCdEfGhIj', 'sk-ant-api03-']] as const) {
+      expect(hideSecrets(`${kind}\n`, [k])).toBe(`${kind}\n`);
+      expect(hideSecrets(`${k.slice(0, kind.length + 1)}\n`, [k])).toBe('****\n');
+    }
+    // A key of no kind: 8 characters, as before.
+    expect(hideSecrets('password\n', ['password1234'])).toBe('****\n');
   });
   it('withJsonForms: a key as JSON text writes it (`"`, `\\`, `/` escaped)', () => {
     const quoted = 'sk-rt-"a\\b/c-0123456789';
@@ -139,6 +153,15 @@ describe('IO: stderr', () => {
     io.err('error: /model: sk-rt-v1-0123456789abcdef must look like author/name\n');
     expect(String(err.read())).toBe('error: /model: **** must look like author/name\n');
   });
+  it("an error line cut at 1,000 characters: the environment's keys hidden before the cut (old: 14 characters and …)", () => {
+    const err = new PassThrough();
+    const key = 'sk-rt-mgmt-fedcba98765432100123456789';
+    const io = new IO({}, { stdin: new PassThrough(), stdout: new PassThrough(), stderr: err, env: { ROUTER_MANAGEMENT_KEY: key, ROUTER_CONFIG_DIR: '/nonexistent/router-config' } });
+    io.error(`${'x'.repeat(985)} ${key} ${'y'.repeat(100)}`);
+    const said = String(err.read());
+    expect(said).toBe(`error: ${'x'.repeat(985)} **** ${'y'.repeat(9)}…\n`);
+    expect(said).not.toContain(key.slice(0, 12));
+  });
   it("before any command registered them: the environment's keys, read at the first write", () => {
     const err = new PassThrough();
     const key = 'sk-rt-v1-fedcba9876543210';
@@ -158,5 +181,28 @@ describe('table: a column cut to fit the terminal', () => {
     // Was: "about sk-rt-v1-0123…", the cut before the key was whole.
     expect(shown).toContain('about **** and');
     expect(shown).not.toContain(key.slice(0, 8));
+  });
+});
+
+describe('cuts made where no key is left in pieces', () => {
+  const key = 'sk-rt-v1-0123456789abcdef0123';
+  it('hiddenStart: its first n characters are those of the whole text hidden, wherever the key stands', () => {
+    for (let at = 0; at < 60; at++) {
+      const text = `${'a '.repeat(at)}${key} b ${key}${'c'.repeat(at)}`;
+      for (const n of [1, 10, 40, 80]) expect(hiddenStart(text, [key], n).slice(0, n)).toBe(hideSecrets(text, [key]).slice(0, n));
+    }
+  });
+  it('lastWords and firstWholeWords: a word the cut fell in is left out whole', () => {
+    const text = `one ${key} two`;
+    for (let max = 0; max <= text.length; max++) {
+      for (const cut of [lastWords(text, max), firstWholeWords(text, max)]) {
+        expect(cut.length).toBeLessThanOrEqual(max);
+        expect(cut.includes('sk-') ? cut.includes(key) : !/[0-9a-f]{4}/.test(cut)).toBe(true);
+      }
+    }
+    expect(lastWords(text, 4)).toBe('two');
+    expect(lastWords('a  two', 4)).toBe(' two');
+    expect(lastWords(text, 5)).toBe('two');
+    expect(firstWholeWords(text, 6)).toBe('one');
   });
 });

@@ -212,7 +212,8 @@ export class IO {
 
   /** One line, whatever the input it quotes holds: control characters shown escaped, a long one cut. */
   error(text: string): void {
-    let line = visible(this.redact(text));
+    // Every key the run knows hidden before the cut, which could leave a piece of one err() no longer knows.
+    let line = visible(hideSecrets(this.redact(text), (this.known ??= knownKeys(this.env).keys.filter(hideable))));
     if (line.length > MAX_ERROR_LINE) line = `${line.slice(0, MAX_ERROR_LINE)}…`;
     this.err(this.errColor ? `\x1b[31merror:\x1b[0m ${line}\n` : `error: ${line}\n`);
   }

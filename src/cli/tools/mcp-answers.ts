@@ -4,6 +4,7 @@
  * terminal without it, refused in a pipe), held to the command's spend and said on stderr; an
  * elicitation's form asked on a terminal, declined in a pipe with a line saying so.
  */
+import { firstWholeWords } from '../../internal/key-safe-cut.js';
 import type { ChatCompletion, ChatCompletionRequest } from '../../client/types.js';
 import { McpRequestRefused, type McpClientAnswers, type ElicitationRequest, type ElicitationResult } from '../../kit/mcp-client-requests.js';
 import type { IO } from '../io/io.js';
@@ -29,7 +30,8 @@ export interface AnswerPolicy {
   cannotAsk?: string;
 }
 
-const words = (text: string, n = 80) => visible(text.length > n ? `${text.slice(0, n)}…` : text);
+/** A server's words, cut at a word's end (key-safe-cut.ts): a cut inside a key would leave a piece that hiding no longer knows. */
+const words = (text: string, n = 80) => visible(text.length > n ? `${firstWholeWords(text, n)}…` : text);
 
 /** The kit's answers for the CLI's policy; `sampling.send` is filled in later by the command. */
 export function mcpAnswers(io: IO, policy: AnswerPolicy, sampling: SamplingSend): McpClientAnswers {

@@ -54,6 +54,7 @@ export class Chat extends Resource {
     };
     const fast = textOnly ? new TextDeltaReader(textChunk) : undefined;
     return new EventStream<ChatChunk>(res, this.core.url(path), {
+      core: this.core,
       terminator: '[DONE]',
       fast,
       signal: opts.signal,

@@ -74,6 +74,7 @@ export class Responses extends Resource {
     const path = '/responses';
     const res = await this.postStream(path, { ...params, stream: true }, opts);
     return new EventStream<ResponsesEvent>(res, this.core.url(path), {
+      core: this.core,
       // Some services end with `[DONE]`, as chat does; before a final event, that is a cut stream.
       terminator: '[DONE]',
       signal: opts.signal,

@@ -1,6 +1,6 @@
 import type { HttpCore, RawResponse, RequestOptions } from '../core.js';
 import { bodyError } from '../connection-errors.js';
-import { ConnectionError, ProtocolError, TimeoutError } from '../errors.js';
+import { ConnectionError, malformedEvent, TimeoutError } from '../errors.js';
 import { checkShape, type AnswerShape } from '../answer-shape.js';
 import { EventSplitter, type FastPath, type SSEEvent } from '../sse.js';
 
@@ -78,6 +78,8 @@ export interface EventStreamOptions<T> {
   fast?: FastPath<T>;
   /** The caller's: once aborted, no item is handed out, not even one read before. */
   signal?: AbortSignal;
+  /** The client it answers: the keys it sends are hidden in what its errors quote. */
+  core?: object;
 }
 
 /**
@@ -241,7 +243,7 @@ export class EventStream<T> implements AsyncIterable<T> {
       data = JSON.parse(ev.data);
     } catch {
       // Handed out after the items before it, as an error event is.
-      this.failure = new ProtocolError(`server sent a malformed stream event: ${ev.data.slice(0, 80)}`);
+      this.failure = malformedEvent(this.opts.core ?? {}, ev.data);
       this.abort();
       return false;
     }
