@@ -117,3 +117,16 @@ describe("llm's logs -r and logs WORD", () => {
     expect((await u.run(['logs', 'off'])).stdout).toContain('switch it off');
   });
 });
+
+describe("llm's -p NAME VALUE, which is --profile here", () => {
+  it('a profile not found by -p in chat or responses names --param; elsewhere not', async () => {
+    const u = user();
+    for (const command of ['chat', 'responses']) {
+      const r = await u.run([command, '--model', 'local/echo', '-p', 'lang', 'French', 'good morning']);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toBe(`error: no profile "lang": create it with "router login --profile lang" (llm's -p NAME VALUE is --param NAME VALUE here; -p is --profile)\n`);
+    }
+    const credits = await u.run(['credits', '-p', 'lang']);
+    expect(credits.stderr).toBe(`error: no profile "lang": create it with "router login --profile lang"\n`);
+  });
+});

@@ -190,3 +190,13 @@ export function otherToolsHint(path: string, word: string): string | undefined {
 export function llmLogsWord(search: readonly string[]): string | undefined {
   return search.length === 1 ? LOGS_WORDS[search[0]!.toLowerCase()] : undefined;
 }
+
+/**
+ * A profile not found where `-p NAME` was given to a command that takes --param (chat, responses): llm's
+ * `-p NAME VALUE` gives a template's parameter, and that is likelier meant than a profile never made.
+ */
+export function paramMeant(err: unknown, takesParam: boolean, profile: string | undefined): unknown {
+  if (!takesParam || !profile || !(err instanceof Error) || err.name !== 'SettingsError' || !err.message.startsWith(`no profile "${profile}"`)) return err;
+  err.message += ` (llm's -p NAME VALUE is --param NAME VALUE here; -p is --profile)`;
+  return err;
+}
