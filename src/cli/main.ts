@@ -165,7 +165,7 @@ function choiceHint(text: string, cmd: Command): string {
   const m = /'([^']*)' is invalid.*[Aa]llowed(?: choices are|:) (.+)$/.exec(text);
   if (m) return didYouMean(m[1]!, m[2]!.split(/,\s*/));
   // A word of llm's (router logs, chat -o): where router has it, rather than a guess.
-  const foreign = /^unknown (?:command|option) '([^']+)'|^option '(-\w), [^']*' argument '[A-Za-z_]/.exec(text);
+  const foreign = /^unknown (?:command|option) '(.+)'$|^option '(-\w), [^']*' argument '[A-Za-z_]/.exec(text);
   const instead = foreign && otherToolsHint(commandPath(cmd), (foreign[1] ?? foreign[2])!);
   if (instead) return ` (${instead})`;
   // No flag has a space in it or starts with a digit: text meant as a prompt or an argument, where the command takes one.

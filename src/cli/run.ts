@@ -92,7 +92,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     let resolved: Promise<Settings> | undefined;
     let commandModel: { model: string; from: Source } | undefined;
     const settings = async (): Promise<Settings> => {
-      resolved ??= import('../config/settings.js').then((m) => m.resolveSettings({ profile: flags.profile, apiRoot: flags.apiRoot }, io.env));
+      resolved ??= import('../config/settings.js').then((m) => m.resolveSettings({ profile: flags.profile, apiRoot: flags.apiRoot }, io.env)).catch(async (e: unknown) => Promise.reject((await import('./flags/other-tools-words.js')).paramMeant(e, cmd.options.some((o) => o.long === '--param'), flags.profile)));
       const s = await resolved;
       // No note that the environment goes before the profile, nor a check, for a setting not used (a stale ROUTER_MODEL does not stop `router credits`).
       const model = commandModel ?? (readsDefaultModel(cmd) ? { model: s.model, from: s.from.model } : { model: undefined, from: undefined });

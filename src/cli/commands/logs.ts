@@ -6,7 +6,8 @@ import { ConversationStore } from '../../kit/conversation-store.js';
 import { queryLog, truncated, type LogEntry } from '../../kit/conversation-log.js';
 import { resolveModel } from '../../kit/model-aliases.js';
 import { checkConversationId, findConversationIds, lastConversation, nearConversation } from '../saved/conversations.js';
-import { usage } from '../exit-codes.js';
+import { llmLogsWord } from '../flags/other-tools-words.js';
+import { CliError, EXIT, usage } from '../exit-codes.js';
 import type { IO } from '../io/io.js';
 
 const FIELDS = ['id', 'conversation_id', 'conversation_title', 'model', 'updated_at', 'turn', 'system', 'prompt', 'response', 'fragments', 'system_fragments'] as const;
@@ -25,6 +26,7 @@ export const logs = defineCommand({
     model: { flags: '-m, --model <id>', help: 'only turns of this model (an alias too)', parse: nonEmpty, complete: 'models' },
     conversation: { flags: '--conversation <id>', help: 'only turns of this conversation', complete: 'conversations' },
     current: { flags: '-c, --current', help: 'only turns of the last conversation, the one chat -c goes on with (llm logs -c)' },
+    response: { flags: '-r, --response', help: "print only the last turn's answer, as it was (llm logs -r)" },
     truncate: { flags: '-t, --truncate', help: 'cut each prompt, system message and answer to 100 characters on one line' },
     json: { flags: '--json', help: 'print them as JSON: [{ id, conversation_id, model, prompt, response, fragments, … }]' },
   },
@@ -38,6 +40,7 @@ export const logs = defineCommand({
     'router logs --conversation pets -n 0 --json id,prompt',
     'router logs -m local/echo -n 1',
     'router logs -c                  # the turns of the last conversation',
+    'router logs -r                  # the last answer alone',
   ],
   run: async ({ io, opts, env }, search) => {
     if (opts.conversation !== undefined) {
@@ -49,8 +52,19 @@ export const logs = defineCommand({
     const conversation = opts.current ? (lastConversation(env)?.id ?? '') : opts.conversation;
     const model = opts.model === undefined ? undefined : (resolveModel(opts.model, env) ?? opts.model);
     const query = [opts.query, ...search].filter(Boolean).join(' ');
-    const { entries, damaged } = queryLog(new ConversationStore({ env }), { count: opts.count ?? 3, query, model, conversation });
+    if (opts.response && (opts.json || opts.truncate || opts.count !== undefined)) throw usage('-r/--response prints the last answer alone: give it without --json, --truncate and -n');
+    const { entries, damaged } = queryLog(new ConversationStore({ env }), { count: opts.response ? 1 : (opts.count ?? 3), query, model, conversation });
     for (const id of damaged) io.note(`warning: the conversation file of ${id} is damaged (router conversations delete ${id} removes it)`);
+    // llm's `logs off` (path, status, …) is a search here: one that finds nothing says where router has it.
+    const llmWord = llmLogsWord(search);
+    const none = (): string => (query ? `no kept turn holds ${query}${llmWord ? ` (llm's logs ${search[0]!}: ${llmWord})` : ''}` : 'no conversations yet: router chat keeps each one (unless --no-log)');
+    if (opts.response) {
+      const last = [...entries].at(-1);
+      if (!last) throw new CliError(none(), EXIT.NOT_FOUND);
+      const text = last.response.endsWith('\n') ? last.response : `${last.response}\n`;
+      io.out(io.stdoutTTY ? visible(text, '\n\t') : text);
+      return;
+    }
     // Hidden before a cut, which would leave a key's start too short to be told from other text.
     const short = (text: string) => truncated(io.redact(text));
     const cut = (e: LogEntry): LogEntry => (opts.truncate ? { ...e, prompt: short(e.prompt), response: short(e.response), system: e.system === null ? null : short(e.system) } : e);
@@ -66,7 +80,8 @@ export const logs = defineCommand({
       chunk = '';
     }
     if (chunk) io.out(io.stdoutTTY ? visible(chunk, '\n\t') : chunk);
-    if (!any) io.info(query ? `no kept turn holds ${query}` : 'no conversations yet: router chat keeps each one (unless --no-log)');
+    if (!any && llmWord && !io.quiet) io.note(`note: ${none()}`);
+    else if (!any) io.info(none());
   },
 });
 
