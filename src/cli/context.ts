@@ -9,6 +9,8 @@ import { spinAgain } from './io/spinner.js';
 export interface Connected {
   client: RouterClient;
   settings: Settings;
+  /** Under a budget, SHA-256 of the key sent (as the keys API names it), for the holds: node:crypto is loaded only then. */
+  keyHash?: string;
 }
 
 export interface ConnectOptions {
@@ -70,7 +72,8 @@ export async function connect(io: IO, flags: GlobalFlags, settings: Settings, op
       spinAgain(io);
     },
   });
-  return { client, settings };
+  const budgeted = settings.dailyBudget !== undefined || settings.monthlyBudget !== undefined;
+  return { client, settings, ...(budgeted ? { keyHash: (await import('node:crypto')).createHash('sha256').update(key).digest('hex') } : {}) };
 }
 
 /**

@@ -50,7 +50,7 @@ export interface Guard extends Checked {
 }
 
 /** The kit's guard with the run's flags and settings; its notes said on stderr. */
-export function spendGuard(ctx: RunContext<SpendOptions>, { client, settings }: Connected, seen?: { cap?: Cap }): SpendGuard {
+export function spendGuard(ctx: RunContext<SpendOptions>, { client, settings, keyHash }: Connected, seen?: { cap?: Cap }): SpendGuard {
   const { io, opts } = ctx;
   return new SpendGuard({
     prices: (ids, refresh) => pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, ids, refresh),
@@ -61,7 +61,7 @@ export function spendGuard(ctx: RunContext<SpendOptions>, { client, settings }: 
     recorded: ctx.logging,
     estimate: !!opts.dryRun,
     signal: ctx.signal,
-    newHold: (env, profile, usd, call, ignoreBudget) => new BudgetHold(env, profile, usd, { command: commandPath(ctx), api_root: rootKey(settings.apiRoot ?? DEFAULT_API_ROOT), ...call }, ignoreBudget),
+    newHold: (env, profile, usd, call, ignoreBudget) => new BudgetHold(env, profile, usd, { command: commandPath(ctx), api_root: rootKey(settings.apiRoot ?? DEFAULT_API_ROOT), ...(keyHash ? { key_hash: keyHash } : {}), ...call }, ignoreBudget),
     words: { maxCost: '--max-cost', ignoreBudget: '--ignore-budget', spender: 'this command' },
     on: {
       lowered: (tokens, cap) => {

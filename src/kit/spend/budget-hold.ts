@@ -228,7 +228,9 @@ export class BudgetHold {
 
   /** A ledger line of the call held for: where its answer said no cost, the bound (`unsettled`), until reconciled. A batch's line is as given. */
   priced<R extends { cost?: number; batch_id?: string }>(record: R): R {
-    return record.cost === undefined && !record.batch_id && !this.settled && this.rec.usd > 0 ? { ...record, ...this.unknownCost } : record;
+    // The key's hash (a hold's, under a budget) names whose spend the line is: usage --reconcile counts it out of that key's.
+    const line = this.rec.key_hash ? { ...record, key_hash: this.rec.key_hash } : record;
+    return record.cost === undefined && !record.batch_id && !this.settled && this.rec.usd > 0 ? { ...line, ...this.unknownCost } : line;
   }
 
   /**

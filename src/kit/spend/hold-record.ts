@@ -6,6 +6,7 @@ import { renameSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { processAlive, processStart } from '../../internal/process.js';
 import { appendUsage, type UsageRecord } from './ledger.js';
+import { randomHex } from '../../internal/random-hex.js';
 
 /** A hold older than this is stale whatever its process: a call does not run for a day. */
 export const HOLD_MAX_AGE_MS = 24 * 3_600_000;
@@ -26,6 +27,8 @@ export interface HoldCall {
    * process's hold of them is let go, not counted.
    */
   batch?: boolean;
+  /** SHA-256 of the API key the call is sent with (as the keys API names a key): a line left without a generation id is settled by that key's spend. */
+  key_hash?: string;
 }
 
 export interface HoldRecord extends HoldCall {
@@ -67,7 +70,7 @@ export function orphanBound(rec: Partial<HoldRecord>, now: number): rec is Parti
  */
 export function orphaned(env: NodeJS.ProcessEnv, path: string, rec: Partial<HoldRecord>, now: number): number {
   if (!orphanBound(rec, now)) return 0;
-  if (appendUsage(env, unsettledLine(rec)) === undefined) return 0;
+  if (appendUsage(env, unsettledLine(rec, now)) === undefined) return 0;
   try {
     renameSync(path, join(dirname(path), `${UNRECORDED}${basename(path)}`));
     return rec.usd;
@@ -77,20 +80,28 @@ export function orphaned(env: NodeJS.ProcessEnv, path: string, rec: Partial<Hold
   }
 }
 
-/** The ledger line of a call held for that ended (or was killed) before its cost was known: its bound, unsettled. */
-export function unsettledLine(rec: Partial<HoldRecord> & { usd: number; profile: string }): UsageRecord & { cost: number; unsettled: string } {
+/**
+ * The ledger line of a call held for that ended (or was killed) before its cost was known: its bound, unsettled. One whose answer
+ * had not begun has no generation id: it is named `held-…`, with when it was sent (between `sent_after`, its hold's time, and
+ * `sent_before`, `now`) and its key's hash, so that `usage --reconcile` can settle it by what the service says that key spent then.
+ */
+export function unsettledLine(rec: Partial<HoldRecord> & { usd: number; profile: string }, now = Date.now()): UsageRecord & { cost: number; unsettled: string } {
+  const named = typeof rec.id === 'string' && typeof rec.endpoint === 'string';
   return {
     time: rec.time!,
     profile: rec.profile,
     command: typeof rec.command === 'string' ? rec.command : 'unknown',
-    endpoint: typeof rec.endpoint === 'string' && typeof rec.id === 'string' ? rec.endpoint : 'unknown',
-    ...(typeof rec.id === 'string' && typeof rec.endpoint === 'string' ? { id: rec.id } : {}),
+    endpoint: named ? rec.endpoint! : 'unknown',
+    ...(named ? { id: rec.id } : { id: `${HELD}${randomHex(8)}`, sent_after: rec.time!, sent_before: new Date(Math.max(now, Date.parse(rec.time!) || 0)).toISOString(), ...(typeof rec.key_hash === 'string' ? { key_hash: rec.key_hash } : {}) }),
     ...(typeof rec.model === 'string' ? { model: rec.model } : {}),
     cost: boundCost(rec.usd),
     ...(typeof rec.api_root === 'string' ? { api_root: rec.api_root } : {}),
     unsettled: UNSETTLED,
   };
 }
+
+/** The start of the name of a call counted at its bound that had no generation id when it ended (unsettledLine()). */
+export const HELD = 'held-';
 
 /** The line that takes back a line counted at a call's bound (SpendGuard.abandon()'s) once the call ended: at that line's time, as reconcile's. */
 export function withdrawnLine(line: UsageRecord & { id: string; cost: number }): UsageRecord & { reconciles: string; real_cost: number } {

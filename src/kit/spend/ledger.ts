@@ -28,6 +28,11 @@ export interface UsageRecord {
   api_root?: string;
   /** Set where `cost` is the call's bound, its cost not known when it ended (a cut, a kill): why. */
   unsettled?: string;
+  /** SHA-256 of the key the call was sent with (as the keys API names it), where known. */
+  key_hash?: string;
+  /** A call counted at its bound before its answer named it (`held-…`): it was sent after this time and before `sent_before`. */
+  sent_after?: string;
+  sent_before?: string;
 }
 
 export function ledgerPath(env: NodeJS.ProcessEnv): string {

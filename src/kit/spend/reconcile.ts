@@ -16,6 +16,8 @@ import { eachLedgerRecord } from './ledger-read.js';
 import { roundCost } from '../../internal/round-cost.js';
 import { rootKey, sameRoot } from '../../internal/api-root.js';
 import { readAsked, saveAsked } from './reconcile-asked.js';
+import { HELD } from './hold-record.js';
+import { settleHeld, type HeldReport, type NamedCall } from './reconcile-held.js';
 
 /** The endpoints whose answers are generations the service can describe. */
 const GENERATED = new Set(['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/audio/speech', '/alpha/decisions']);
@@ -58,20 +60,34 @@ export interface ReconcileReport {
   stopped?: string;
   reported_cost: number;
   charged_cost: number;
+  /** Calls counted at their bound before their answer named them (reconcile-held.ts): settled by the key's spend, or why not. */
+  held: HeldReport;
 }
 
 type Checked = UsageRecord & { reconciles?: string; real_cost?: number | null };
 
-/** The ledger's calls of `profile` with a generation id and no reconciling line yet, oldest first; a call that names no API root (an older ledger's) is taken as this one's. */
-async function unreconciled(env: NodeJS.ProcessEnv, profile: string, apiRoot: string, signal: AbortSignal): Promise<{ todo: UsageRecord[]; elsewhere: Record<string, number> }> {
+/**
+ * The ledger's calls of `profile` with a generation id and no reconciling line yet, oldest first; a call that names no API root (an older ledger's) is taken as this one's.
+ * `held`: those counted at their bound before an answer named them (`held-…`), at this root; `named`: every call with a generation id and a key's hash.
+ */
+async function unreconciled(env: NodeJS.ProcessEnv, profile: string, apiRoot: string, signal: AbortSignal): Promise<{ todo: UsageRecord[]; elsewhere: Record<string, number>; held: UsageRecord[]; named: NamedCall[] }> {
   const open = new Map<string, UsageRecord>();
+  const held = new Map<string, UsageRecord>();
+  const named: NamedCall[] = [];
   const done = new Set<string>();
   await eachLedgerRecord(env, (r: Checked) => {
-    if (r.profile !== profile) return;
     if (typeof r.reconciles === 'string') {
+      if (r.profile !== profile) return;
       done.add(r.reconciles);
       open.delete(r.reconciles);
-    } else if (typeof r.id === 'string' && r.id && !r.batch_id && GENERATED.has(r.endpoint) && !done.has(r.id)) open.set(r.id, r);
+      held.delete(r.reconciles);
+      return;
+    }
+    const generated = typeof r.id === 'string' && r.id && !r.batch_id && GENERATED.has(r.endpoint);
+    if (generated && typeof r.key_hash === 'string') named.push({ id: r.id!, time: r.time, key_hash: r.key_hash });
+    if (r.profile !== profile || typeof r.id !== 'string' || done.has(r.id)) return;
+    if (generated) open.set(r.id, r);
+    else if (r.id.startsWith(HELD) && r.unsettled !== undefined && (typeof r.api_root !== 'string' || sameRoot(r.api_root, apiRoot))) held.set(r.id, r);
   }, signal);
   const todo: UsageRecord[] = [];
   const elsewhere: Record<string, number> = {};
@@ -79,7 +95,7 @@ async function unreconciled(env: NodeJS.ProcessEnv, profile: string, apiRoot: st
     if (typeof r.api_root !== 'string' || sameRoot(r.api_root, apiRoot)) todo.push(r);
     else elsewhere[rootKey(r.api_root)] = (elsewhere[rootKey(r.api_root)] ?? 0) + 1;
   }
-  return { todo, elsewhere };
+  return { todo, elsewhere, held: [...held.values()], named };
 }
 
 /** Checks up to `limit` calls; a failure that stops the run early is `failure` (after the report of what was done). */
@@ -90,15 +106,15 @@ const OTHER_RUN_WAIT_MS = 120_000;
  * One run at a time for a ledger (`reconcile.lock` beside it): two at once read the same calls unreconciled and
  * each wrote a line for them, a call's cost taken down twice (the second line refused by the budgets as damaged).
  */
-export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; client: RouterClient; limit: number; signal: AbortSignal; now?: number }): Promise<{ report: ReconcileReport; failure?: unknown }> {
+export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; client: RouterClient; manager?: RouterClient; limit: number; signal: AbortSignal; now?: number }): Promise<{ report: ReconcileReport; failure?: unknown }> {
   const dir = dirname(ledgerPath(o.env));
   makeDir(dir);
   return withFileLockAsync(join(dir, 'reconcile'), () => reconcileAlone(o), OTHER_RUN_WAIT_MS);
 }
 
 async function reconcileAlone(o: Parameters<typeof reconcile>[0]): Promise<{ report: ReconcileReport; failure?: unknown }> {
-  const { todo, elsewhere } = await unreconciled(o.env, o.profile, o.client.core.apiRoot, o.signal);
-  const report: ReconcileReport = { checked: 0, reconciled: [], not_found: [], unknown_here: [], pending: [], waiting: [], left: 0, elsewhere, reported_cost: 0, charged_cost: 0 };
+  const { todo, elsewhere, held, named } = await unreconciled(o.env, o.profile, o.client.core.apiRoot, o.signal);
+  const report: ReconcileReport = { checked: 0, reconciled: [], not_found: [], unknown_here: [], pending: [], waiting: [], left: 0, elsewhere, reported_cost: 0, charged_cost: 0, held: { settled: [], waiting: [], unsettled: [] } };
   const now = o.now ?? Date.now();
   const write = (r: UsageRecord, real: number | null) => {
     const reported = typeof r.cost === 'number' && Number.isFinite(r.cost) ? r.cost : 0;
@@ -168,6 +184,17 @@ async function reconcileAlone(o: Parameters<typeof reconcile>[0]): Promise<{ rep
     } else {
       report.waiting.push(r.id!);
       stillUnknown.set(r.id!, at);
+    }
+  }
+  if (!failure && held.length) {
+    try {
+      const h = await settleHeld({ held, named, client: o.client, manager: o.manager, now, limit: o.limit - report.checked, signal: o.signal, write: (r, charged) => write(r, charged) });
+      report.held = h.report;
+      report.checked += h.checked;
+    } catch (err) {
+      if (o.signal.aborted || (err as { ledger?: boolean }).ledger) throw err;
+      report.stopped = (err as Error).message;
+      failure = err;
     }
   }
   if (report.checked || stillUnknown.size !== asked.unknown.size) saveAsked(o.env, key, { newestKnown: asked.newestKnown, unknown: stillUnknown });

@@ -1,0 +1,156 @@
+/**
+ * `usage --reconcile` for calls counted at their bound before their answer named them (`held-…` lines: a process
+ * killed, or a call lost, before the generation id came). The service has no record of them by any name the CLI
+ * knows; it does say what a key spent in a time range (`POST /v1/analytics/query`, a management key). A call sent
+ * between `sent_after` and `sent_before` with key K cost at most what K spent then less what the calls named in the
+ * ledger (K's, made then, by the service's own `created_at`) cost: everything else is never below 0. Its line is
+ * settled at that, never above its bound, once the range is an hour old (the service has counted all of it by then).
+ */
+import type { RouterClient } from '../../client/index.js';
+import { APIError } from '../../client/errors.js';
+import type { UsageRecord } from './ledger.js';
+import { roundCost } from '../../internal/round-cost.js';
+
+/** A range is asked about once it ended this long ago: a generation is counted by then (a whole answer read to its end after its caller went too). */
+export const SETTLE_HELD_AFTER_MS = 60 * 60 * 1000;
+/** Added to each side of a range: the service's clock and this one's may differ. */
+const CLOCK_MARGIN_MS = 60 * 1000;
+/** A call named in the ledger may have begun in the range if it ended (its line's time) this long after it at most. */
+const LONGEST_CALL_MS = 60 * 60 * 1000;
+
+export interface HeldSettled {
+  id: string;
+  time: string;
+  model?: string;
+  bound: number;
+  charged: number;
+}
+
+export interface HeldReport {
+  settled: HeldSettled[];
+  /** Sent less than SETTLE_HELD_AFTER_MS ago: settled by a later run. */
+  waiting: string[];
+  /** Why the others stay at their bound (no key named, no management key, a key it does not manage), by call. */
+  unsettled: { id: string; why: string }[];
+}
+
+/** A call of the ledger named by its generation, with the key it was sent with. */
+export interface NamedCall {
+  id: string;
+  time: string;
+  key_hash: string;
+}
+
+interface Window {
+  start: number;
+  end: number;
+}
+
+export interface SettleHeldOptions {
+  held: UsageRecord[];
+  named: NamedCall[];
+  client: RouterClient;
+  /** A client with the management key, where one is set. */
+  manager?: RouterClient;
+  now: number;
+  limit: number;
+  signal: AbortSignal;
+  /** Writes the settling line (throws where the ledger cannot take it). */
+  write: (r: UsageRecord, charged: number) => void;
+}
+
+/** Settles what it can of `held`, oldest first, at most `limit`; returns the report and how many it asked about. */
+export async function settleHeld(o: SettleHeldOptions): Promise<{ report: HeldReport; checked: number }> {
+  const report: HeldReport = { settled: [], waiting: [], unsettled: [] };
+  const costs = new Map<string, { created: number; cost: number } | null>();
+  const managed = new Map<string, boolean>();
+  let checked = 0;
+  for (const r of o.held) {
+    const id = r.id!;
+    const sentBefore = Date.parse(r.sent_before ?? '');
+    const sentAfter = Date.parse(r.sent_after ?? '');
+    if (typeof r.key_hash !== 'string' || !(sentAfter <= sentBefore)) {
+      report.unsettled.push({ id, why: 'its line names no key or no time it was sent (written by a library program, or an older router)' });
+      continue;
+    }
+    if (o.now - sentBefore < SETTLE_HELD_AFTER_MS) {
+      report.waiting.push(id);
+      continue;
+    }
+    if (!o.manager) {
+      report.unsettled.push({ id, why: 'no management key is set: the key spend it is settled by needs one (router config set management_key)' });
+      continue;
+    }
+    if (checked >= o.limit) break;
+    checked++;
+    if (!managed.has(r.key_hash)) managed.set(r.key_hash, await manages(o.manager, r.key_hash, o.signal));
+    if (!managed.get(r.key_hash)) {
+      report.unsettled.push({ id, why: 'the management key set does not manage the key the call was sent with' });
+      continue;
+    }
+    const w = { start: sentAfter - CLOCK_MARGIN_MS, end: sentBefore + CLOCK_MARGIN_MS };
+    const spent = await keySpent(o.manager, r.key_hash, w, o.signal);
+    let named = 0;
+    let namedCost = 0;
+    for (const c of o.named) {
+      const at = Date.parse(c.time);
+      if (c.key_hash !== r.key_hash || !(at >= w.start - CLOCK_MARGIN_MS && at <= w.end + LONGEST_CALL_MS)) continue;
+      if (!costs.has(c.id)) costs.set(c.id, await generationCost(o.client, c.id, o.signal));
+      const g = costs.get(c.id);
+      if (!g || !(g.created >= w.start && g.created < w.end)) continue;
+      named++;
+      namedCost += g.cost;
+    }
+    // Fewer requests than the ledger names in the range: the service has not counted them all yet.
+    const left = spent.usage - namedCost;
+    if (named > spent.requests || left < -1e-9) {
+      report.waiting.push(id);
+      continue;
+    }
+    const bound = typeof r.cost === 'number' ? r.cost : 0;
+    // To the ten decimals costs are counted to (the service's sums are rounded there too).
+    const charged = Math.min(bound, roundCost(Math.max(0, left)));
+    const settledAt = spent.requests === named ? 0 : charged;
+    o.write(r, settledAt);
+    report.settled.push({ id, time: r.time, ...(r.model ? { model: r.model } : {}), bound, charged: settledAt });
+  }
+  return { report, checked };
+}
+
+/** Whether the management key manages the key of `hash` (`GET /v1/keys/{hash}`): else the key's spend is not its to tell. */
+async function manages(manager: RouterClient, hash: string, signal: AbortSignal): Promise<boolean> {
+  try {
+    await manager.keys.get(hash, { signal });
+    return true;
+  } catch (err) {
+    if (err instanceof APIError && err.status === 404) return false;
+    throw err;
+  }
+}
+
+/** What the key of `hash` spent, and in how many requests, in the range (by the service's clock). */
+async function keySpent(manager: RouterClient, hash: string, w: Window, signal: AbortSignal): Promise<{ usage: number; requests: number }> {
+  const body = { metrics: ['usage', 'request_count'], filters: [{ field: 'api_key', operator: 'eq', value: hash }], time_range: { start: new Date(w.start).toISOString(), end: new Date(w.end).toISOString() } };
+  // Asked again where it failed on the way: a query spends nothing.
+  const { data } = await manager.core.json<{ data?: { data?: { usage?: unknown; request_count?: unknown }[] } }>({ method: 'POST', path: '/analytics/query', body, signal, retry: 'always' });
+  const rows = Array.isArray(data?.data?.data) ? data.data.data : [];
+  let usage = 0;
+  let requests = 0;
+  for (const row of rows) {
+    usage += typeof row.usage === 'number' ? row.usage : 0;
+    requests += typeof row.request_count === 'number' ? row.request_count : 0;
+  }
+  return { usage, requests };
+}
+
+/** A named call's charge and when the service made it; null where the service does not know it (not subtracted: never too little left). */
+async function generationCost(client: RouterClient, id: string, signal: AbortSignal): Promise<{ created: number; cost: number } | null> {
+  try {
+    const g = await client.generations.get(id, { signal });
+    const created = Date.parse(g.created_at);
+    return Number.isNaN(created) ? null : { created, cost: g.total_cost };
+  } catch (err) {
+    if (err instanceof APIError && err.status === 404) return null;
+    throw err;
+  }
+}
