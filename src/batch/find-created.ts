@@ -29,7 +29,7 @@ export interface CreatedQuery {
   model: string;
   count: number;
   /** Ids known to belong to something else. */
-  skip?: Set<string>;
+  skip?: Set<string> | undefined;
 }
 
 /**

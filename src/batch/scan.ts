@@ -22,17 +22,17 @@ export interface Scan {
 }
 
 export interface ScanLimits {
-  maxBytes?: number;
-  maxRequests?: number;
+  maxBytes?: number | undefined;
+  maxRequests?: number | undefined;
   /** The longest line taken (default maxBytes): a longer one is a problem, its bytes never held. */
-  maxLineBytes?: number;
+  maxLineBytes?: number | undefined;
 }
 
 export interface ScanHooks {
   /** Sees every byte of the file once, in order, as it is read (e.g. to hash it). */
-  onRead?: (bytes: Buffer) => void;
+  onRead?: ((bytes: Buffer) => void) | undefined;
   /** Each request line: its number, its byte offsets [start, next), and its size as an array element. */
-  onLine?: (number: number, start: number, next: number, bytes: number) => void;
+  onLine?: ((number: number, start: number, next: number, bytes: number) => void) | undefined;
 }
 
 const ENDPOINTS: readonly string[] = BATCH_ENDPOINTS;
@@ -82,7 +82,7 @@ function normalUrl(url: unknown): string {
 }
 
 /** Reads the whole file once and reports every problem with its line number; nothing is sent. */
-export async function scanRequests(file: string, label: string, opts: { endpoint?: string; model?: string } & ScanLimits & ScanHooks): Promise<Scan> {
+export async function scanRequests(file: string, label: string, opts: { endpoint?: string | undefined; model?: string | undefined } & ScanLimits & ScanHooks): Promise<Scan> {
   const { scanLines, isBlank } = await import('../internal/jsonl.js');
   const maxBytes = opts.maxBytes ?? BATCH_MAX_BYTES;
   const maxRequests = opts.maxRequests ?? BATCH_MAX_REQUESTS;

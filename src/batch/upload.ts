@@ -7,7 +7,7 @@ const PIECE_BYTES = 256 * 1024;
  * Request lines as JSON array elements, comma-separated, in 256 KiB pieces; a line that is not
  * exactly {custom_id, body} (it has method and url) is reduced to those two.
  */
-export async function* arrayPieces(lines: AsyncIterable<Buffer | Buffer[]>, plain: boolean): AsyncIterable<Uint8Array> {
+export async function* arrayPieces(lines: AsyncIterable<Buffer | Buffer[]>, plain: boolean): AsyncGenerator<Uint8Array, void, undefined> {
   const COMMA = Buffer.from(',');
   let out: Buffer[] = [];
   let size = 0;
@@ -36,7 +36,7 @@ export async function* arrayPieces(lines: AsyncIterable<Buffer | Buffer[]>, plai
 }
 
 /** The requests of a checked file, read again from it (for createStreaming). */
-export function requestStream(scan: Scan): () => AsyncIterable<Uint8Array> {
+export function requestStream(scan: Scan): () => AsyncIterable<Uint8Array, void, undefined> {
   return async function* () {
     const { readLines, isBlank } = await import('../internal/jsonl.js');
     async function* lines() {

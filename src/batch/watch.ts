@@ -7,6 +7,7 @@ import { sleep } from '../internal/sleep.js';
 import { BatchError } from './errors.js';
 import { checkDriveOptions } from './options.js';
 import { batchError } from './results.js';
+import { checkOptions, optionNames } from '../client/option-names.js';
 
 export interface WatchEvents {
   /** Each answer of a poll (the first is `first` when given). */
@@ -17,15 +18,18 @@ export interface WatchEvents {
   offline?(message: string, retryInMs: number): void;
 }
 
+// The names of WatchOptions' members, checked against it both ways (a new option is a name here too).
+const WATCH_OPTIONS = optionNames<WatchOptions>()({ interval: 1, offlineTimeout: 1, first: 1, signal: 1, on: 1 });
+
 export interface WatchOptions {
   /** First polling interval, seconds (default 1); it grows while nothing changes, up to 15 s. */
-  interval?: number;
+  interval?: number | undefined;
   /** Seconds to keep polling through network errors, 429 and 5xx (default 900); past it, a 'network' BatchError. */
-  offlineTimeout?: number;
+  offlineTimeout?: number | undefined;
   /** The batch as last seen (a create's answer): the first poll is saved. */
-  first?: Batch;
-  signal?: AbortSignal;
-  on?: WatchEvents;
+  first?: Batch | undefined;
+  signal?: AbortSignal | undefined;
+  on?: WatchEvents | undefined;
 }
 
 export const MAX_INTERVAL_MS = 15_000;
@@ -46,6 +50,7 @@ export function isTransient(err: unknown): boolean {
 
 /** Polls batch `id` until it ends and returns it; the batch's own failure is its status, not an error. */
 export async function watchBatch(client: RouterClient, id: string, o: WatchOptions = {}): Promise<Batch> {
+  checkOptions('watchBatch()', o, WATCH_OPTIONS);
   checkDriveOptions(o);
   const { signal, on } = o;
   const base = (o.interval ?? 1) * 1000;

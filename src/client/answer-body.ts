@@ -21,7 +21,7 @@ const prematureClose = () => Object.assign(new Error('premature close'), { code:
  * else came with it: a fast stream costs one wake-up per network read, not one per event. The
  * socket is paused while HIGH_WATER chunks wait.
  */
-export class AnswerBody implements AsyncIterable<Buffer>, AsyncIterator<Buffer> {
+export class AnswerBody implements AsyncIterable<Buffer, void, undefined>, AsyncIterator<Buffer, void, undefined> {
   private queue: Buffer[] = [];
   private head = 0;
   private ended = false;
@@ -60,7 +60,7 @@ export class AnswerBody implements AsyncIterable<Buffer>, AsyncIterator<Buffer> 
     this.wakeUp();
   }
 
-  async next(): Promise<IteratorResult<Buffer>> {
+  async next(): Promise<IteratorResult<Buffer, void>> {
     while (this.head === this.queue.length) {
       this.queue.length = 0;
       this.head = 0;
@@ -102,12 +102,12 @@ export class AnswerBody implements AsyncIterable<Buffer>, AsyncIterator<Buffer> 
   }
 
   /** Left early: the rest of the body is not read and its connection is closed. */
-  async return(): Promise<IteratorResult<Buffer>> {
+  async return(): Promise<IteratorResult<Buffer, void>> {
     this.destroy();
     return { value: undefined, done: true };
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<Buffer> {
+  [Symbol.asyncIterator](): AsyncIterator<Buffer, void, undefined> {
     return this;
   }
 

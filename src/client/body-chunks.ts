@@ -5,7 +5,7 @@ import type { RawResponse } from './core.js';
  * Iterates a response body, turning socket failures mid-body into ConnectionError. Once `signal` (the
  * caller's) is aborted, no chunk is handed out, not even one read before.
  */
-export async function* bodyChunks(res: RawResponse, url = 'http://server/', signal?: AbortSignal): AsyncGenerator<Uint8Array> {
+export async function* bodyChunks(res: RawResponse, url = 'http://server/', signal?: AbortSignal): AsyncGenerator<Uint8Array, void, undefined> {
   const chunks = res.body;
   let ended = false;
   try {

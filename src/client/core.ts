@@ -61,23 +61,23 @@ export interface RequestOptions {
   method: 'GET' | 'POST' | 'DELETE' | 'PATCH' | 'PUT';
   path: string;
   /** A whole URL to call instead of path, base and query (a next page's link). */
-  url?: string;
-  base?: Base;
-  query?: Query;
+  url?: string | undefined;
+  base?: Base | undefined;
+  query?: Query | undefined;
   /** JSON body. */
   body?: unknown;
   /** A body produced afresh for each attempt (for streamed uploads). */
-  bodyFactory?: () => AsyncIterable<Uint8Array | string> | Uint8Array | string;
-  contentType?: string;
-  headers?: Record<string, string | undefined>;
-  signal?: AbortSignal;
-  retry?: RetryPolicy;
-  timeoutMs?: number;
-  accept?: string;
+  bodyFactory?: (() => AsyncIterable<Uint8Array | string, unknown, undefined> | Uint8Array | string) | undefined;
+  contentType?: string | undefined;
+  headers?: Record<string, string | undefined> | undefined;
+  signal?: AbortSignal | undefined;
+  retry?: RetryPolicy | undefined;
+  timeoutMs?: number | undefined;
+  accept?: string | undefined;
   /** Resolve with any answer (after the retries of transient ones), not only a 2xx. */
-  anyStatus?: boolean;
+  anyStatus?: boolean | undefined;
   /** json(): called with the answer's headers once they arrive, before its body is read. */
-  onHead?: (headers: RawResponse['headers']) => void;
+  onHead?: ((headers: RawResponse['headers']) => void) | undefined;
 }
 
 export interface RawResponse {
@@ -87,7 +87,7 @@ export interface RawResponse {
   body: AnswerBody;
   requestId: string | undefined;
   /** The longest wait of this attempt (the call's --timeout): an event stream waits this long for each event. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** Whether headers carry credentials of their own (an `authorization` header a program set). */
@@ -145,7 +145,7 @@ export class HttpCore {
   }
 
   /** Sends a request, retrying per policy; resolves only for a 2xx answer. */
-  async send(opts: RequestOptions, whole = false): Promise<RawResponse & { text?: string }> {
+  async send(opts: RequestOptions, whole = false): Promise<RawResponse & { text?: string | undefined }> {
     if (this.closing && this.ownsDispatcher) throw new ConnectionError('this client is closed (its close() was called): nothing sent; make a new one to send more', { code: 'closed' });
     const url = opts.url ?? this.url(opts.path, opts.base, opts.query);
     if (opts.headers) checkHeaders(opts.headers);

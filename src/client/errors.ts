@@ -9,15 +9,15 @@ export class RouterError extends Error {
   /** What went wrong, to switch on: the service's `error.code` for an `APIError`, else the client's own (each class names its). */
   declare readonly code: number | string | undefined;
   /** How many times the request was retried before this failure was given up on (absent: it was not). */
-  retries?: number;
+  retries?: number | undefined;
 }
 
 export interface ErrorEnvelope {
-  code?: number | string;
-  message?: string;
-  metadata?: Record<string, unknown> & { error_type?: string };
-  error_type?: string;
-  type?: string;
+  code?: number | string | undefined;
+  message?: string | undefined;
+  metadata?: Record<string, unknown> & { error_type?: string | undefined } | undefined;
+  error_type?: string | undefined;
+  type?: string | undefined;
 }
 
 /** The service answered with a non-2xx status, or a stream carried an error event. */
@@ -39,7 +39,7 @@ export class APIError extends RouterError {
   constructor(
     status: number,
     message: string,
-    opts: { code?: number | string; errorType?: string; requestId?: string; retryAfterMs?: number; body?: unknown; request?: RequestName } = {},
+    opts: { code?: number | string | undefined; errorType?: string | undefined; requestId?: string | undefined; retryAfterMs?: number | undefined; body?: unknown; request?: RequestName | undefined } = {},
   ) {
     const request = opts.request && `${opts.request.method} ${pathOf(opts.request.url)}`;
     super(request ? `${request}: ${statusLine(status)}: ${message}` : message);
@@ -220,7 +220,7 @@ export class ConnectionError extends RouterError {
   readonly code: ConnectionErrorCode;
   /** True when the request body may have reached the server (it may have acted on it). */
   readonly maybeDelivered: boolean;
-  constructor(message: string, opts: { cause?: unknown; maybeDelivered?: boolean; code?: ConnectionErrorCode } = {}) {
+  constructor(message: string, opts: { cause?: unknown; maybeDelivered?: boolean | undefined; code?: ConnectionErrorCode | undefined } = {}) {
     super(message, { cause: opts.cause });
     this.maybeDelivered = opts.maybeDelivered ?? false;
     this.code = opts.code ?? 'failed';
@@ -231,7 +231,7 @@ export class ConnectionError extends RouterError {
 export class TimeoutError extends ConnectionError {
   override name = 'TimeoutError';
   declare readonly code: 'timeout' | 'proxy_timeout';
-  constructor(message: string, opts: { cause?: unknown; maybeDelivered?: boolean; code?: TimeoutError['code'] } = {}) {
+  constructor(message: string, opts: { cause?: unknown; maybeDelivered?: boolean | undefined; code?: TimeoutError['code'] | undefined } = {}) {
     super(message, { ...opts, code: opts.code ?? 'timeout' });
   }
 }
@@ -256,7 +256,7 @@ export class ProxyRefusedError extends ConnectionError {
 export class TlsError extends ConnectionError {
   override name = 'TlsError';
   declare readonly code: 'not_tls' | 'tls_certificate' | 'tls_handshake';
-  constructor(message: string, opts: { cause?: unknown; code?: TlsError['code'] } = {}) {
+  constructor(message: string, opts: { cause?: unknown; code?: TlsError['code'] | undefined } = {}) {
     super(message, { cause: opts.cause, maybeDelivered: false, code: opts.code ?? 'tls_handshake' });
   }
 }

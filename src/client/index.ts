@@ -12,7 +12,8 @@ import { Activity } from './resources/activity.js';
 import { Credits } from './resources/credits.js';
 import { Raw } from './resources/raw.js';
 import { Generations } from './resources/generations.js';
-import { checkOptionNames } from './request-checks.js';
+import { checkOptions, optionNames } from './option-names.js';
+import { guardCalls } from './resource-calls.js';
 
 export * from './errors.js';
 export * from './types.js';
@@ -22,6 +23,8 @@ export { DEFAULT_API_ROOT, HttpCore, parseRetryAfter, type Base, type ClientOpti
 export type { AnswerBody, Flow } from './answer-body.js';
 export type { AnswerShape, FieldKind } from './answer-shape.js';
 export { parseSSE, type FastPath, type SSEEvent } from './sse.js';
+export { checkOptions, optionNames, pickOptions } from './option-names.js';
+export { RESOURCE_CALLS, type Resources } from './resource-calls.js';
 export type { AnsweringOptions, CallOptions, EventStream, EventStreamOptions } from './resources/shared.js';
 export type { Batches, BatchListQuery, BatchHead } from './resources/batches.js';
 export type { Responses, ResponsesRequest, ResponsesResult, ResponsesEvent, ResponseLifecycleEvent, ResponseTextDeltaEvent, ResponseErrorEvent, ResponseOtherEvent } from './resources/responses.js';
@@ -39,8 +42,7 @@ export type { Raw, RawRequest } from './resources/raw.js';
 export type { Decisions } from './resources/decisions.js';
 export type { Speech, SpeechRequest, SpeechTurn, SpeechReference, SpeechStream } from './resources/speech.js';
 
-// Every option the client takes, once (the type makes a new one of ClientOptions a name here too).
-const CLIENT_OPTIONS = Object.keys({ apiKey: 1, keyless: 1, apiRoot: 1, timeoutMs: 1, maxRetries: 1, userAgent: 1, headers: 1, onRetry: 1, dispatcher: 1, proxy: 1, batches: 1 } satisfies Record<keyof (ClientOptions & { batches?: BatchPlaceOptions }), 1>);
+const CLIENT_OPTIONS = optionNames<ClientOptions & { batches?: BatchPlaceOptions | undefined }>()({ apiKey: 1, keyless: 1, apiRoot: 1, timeoutMs: 1, maxRetries: 1, userAgent: 1, headers: 1, onRetry: 1, dispatcher: 1, proxy: 1, batches: 1 });
 
 /** Typed client for the Model Routing Service API: one property per resource over one HTTP core. */
 export class RouterClient {
@@ -65,8 +67,8 @@ export class RouterClient {
   /** What a call really cost, once it ran (`GET /v1/generation`). */
   readonly generations: Generations;
 
-  constructor(opts: ClientOptions & { batches?: BatchPlaceOptions } = {}) {
-    checkOptionNames(opts, CLIENT_OPTIONS);
+  constructor(opts: ClientOptions & { batches?: BatchPlaceOptions | undefined } = {}) {
+    checkOptions('new RouterClient()', opts, CLIENT_OPTIONS);
     this.core = new HttpCore(opts);
     this.chat = new Chat(this.core);
     this.batches = new Batches(this.core, opts.batches);
@@ -81,6 +83,7 @@ export class RouterClient {
     this.credits = new Credits(this.core);
     this.raw = new Raw(this.core);
     this.generations = new Generations(this.core);
+    guardCalls(this);
   }
 
   close(): Promise<void> {

@@ -12,11 +12,11 @@ export interface ToolCall {
 export interface AssembledMessage {
   role: 'assistant';
   content: string | null;
-  reasoning?: string;
-  reasoning_details?: JSONObject[];
-  tool_calls?: (ToolCall & { index: number })[];
-  images?: { type: 'image_url'; image_url: { url: string } }[];
-  annotations?: JSONObject[];
+  reasoning?: string | undefined;
+  reasoning_details?: JSONObject[] | undefined;
+  tool_calls?: (ToolCall & { index: number })[] | undefined;
+  images?: { type: 'image_url'; image_url: { url: string } }[] | undefined;
+  annotations?: JSONObject[] | undefined;
 }
 
 /**

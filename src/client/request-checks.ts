@@ -70,23 +70,3 @@ export function checkClientNumbers(o: { timeoutMs?: unknown; maxRetries?: unknow
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new ValidationError(`timeoutMs must be a number of milliseconds over 0, not ${String(timeoutMs)}`);
   if (maxRetries !== undefined && !(typeof maxRetries === 'number' && Number.isInteger(maxRetries) && maxRetries >= 0)) throw new ValidationError(`maxRetries must be a whole number of at least 0, not ${String(maxRetries)}`);
 }
-
-/** What other clients call an option, by the name this client gives it. */
-const OTHER_NAMES: Record<string, string> = {
-  baseURL: 'apiRoot', baseUrl: 'apiRoot', base_url: 'apiRoot', apiBase: 'apiRoot', api_root: 'apiRoot', root: 'apiRoot',
-  api_key: 'apiKey', key: 'apiKey', token: 'apiKey', timeout: 'timeoutMs', max_retries: 'maxRetries', retries: 'maxRetries',
-  defaultHeaders: 'headers', fetch: 'dispatcher', httpAgent: 'dispatcher', agent: 'dispatcher', fetchOptions: 'dispatcher',
-};
-
-/**
- * A client's options are those it knows: one it does not (openai's `baseURL`, a `fetch`) would be left unread, and a
- * program meaning a local root would send its key to the service's. Refused when the client is made, naming ours.
- */
-export function checkOptionNames(opts: object, known: readonly string[]): void {
-  for (const name of Object.keys(opts)) {
-    if (known.includes(name)) continue;
-    const ours = OTHER_NAMES[name];
-    const instead = ours ? `: this client's is ${ours}` : `; it takes ${known.join(', ')}`;
-    throw new ValidationError(`new RouterClient() has no option ${JSON.stringify(name)}${instead}`);
-  }
-}

@@ -144,7 +144,7 @@ function wholeCharacters(bytes: Buffer): number {
 }
 
 /** Parses a whole event-stream body into events. */
-export async function* parseSSE(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<SSEEvent> {
+export async function* parseSSE(body: AsyncIterable<Uint8Array | string, unknown, undefined>): AsyncGenerator<SSEEvent, void, undefined> {
   const decoder = new SSEDecoder();
   for await (const chunk of body) yield* decoder.push(chunk);
   yield* decoder.end();

@@ -3,13 +3,13 @@
 export type JSONObject = Record<string, unknown>;
 
 export interface ProviderPreferences {
-  order?: string[];
-  only?: string[];
-  ignore?: string[];
-  allow_fallbacks?: boolean;
-  require_parameters?: boolean;
-  data_collection?: 'allow' | 'deny';
-  zdr?: boolean;
+  order?: string[] | undefined;
+  only?: string[] | undefined;
+  ignore?: string[] | undefined;
+  allow_fallbacks?: boolean | undefined;
+  require_parameters?: boolean | undefined;
+  data_collection?: 'allow' | 'deny' | undefined;
+  zdr?: boolean | undefined;
   sort?: unknown;
   [key: string]: unknown;
 }
@@ -17,42 +17,42 @@ export interface ProviderPreferences {
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'developer' | 'tool';
   content: string | null | unknown[];
-  name?: string;
+  name?: string | undefined;
   [key: string]: unknown;
 }
 
 export interface ChatCompletionRequest {
   messages: ChatMessage[];
-  model?: string;
-  models?: string[];
-  max_tokens?: number;
-  max_completion_tokens?: number;
-  temperature?: number;
-  top_p?: number;
-  top_k?: number;
-  min_p?: number;
-  top_a?: number;
-  frequency_penalty?: number;
-  presence_penalty?: number;
-  repetition_penalty?: number;
-  logit_bias?: Record<string, number>;
-  logprobs?: boolean;
-  top_logprobs?: number;
-  seed?: number;
-  stop?: string | string[];
-  stream?: boolean;
-  stream_options?: { include_usage?: boolean };
-  response_format?: JSONObject;
-  tools?: JSONObject[];
+  model?: string | undefined;
+  models?: string[] | undefined;
+  max_tokens?: number | undefined;
+  max_completion_tokens?: number | undefined;
+  temperature?: number | undefined;
+  top_p?: number | undefined;
+  top_k?: number | undefined;
+  min_p?: number | undefined;
+  top_a?: number | undefined;
+  frequency_penalty?: number | undefined;
+  presence_penalty?: number | undefined;
+  repetition_penalty?: number | undefined;
+  logit_bias?: Record<string, number> | undefined;
+  logprobs?: boolean | undefined;
+  top_logprobs?: number | undefined;
+  seed?: number | undefined;
+  stop?: string | string[] | undefined;
+  stream?: boolean | undefined;
+  stream_options?: { include_usage?: boolean | undefined } | undefined;
+  response_format?: JSONObject | undefined;
+  tools?: JSONObject[] | undefined;
   tool_choice?: unknown;
-  reasoning?: { effort?: string; summary?: string; enabled?: boolean };
-  reasoning_effort?: string;
-  provider?: ProviderPreferences;
-  session_id?: string;
-  metadata?: Record<string, string>;
-  trace?: JSONObject;
-  user?: string;
-  service_tier?: string;
+  reasoning?: { effort?: string | undefined; summary?: string | undefined; enabled?: boolean | undefined } | undefined;
+  reasoning_effort?: string | undefined;
+  provider?: ProviderPreferences | undefined;
+  session_id?: string | undefined;
+  metadata?: Record<string, string> | undefined;
+  trace?: JSONObject | undefined;
+  user?: string | undefined;
+  service_tier?: string | undefined;
   [key: string]: unknown;
 }
 
@@ -66,11 +66,11 @@ export interface ChatUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  cost?: number;
-  cost_details?: CostDetails;
-  is_byok?: boolean;
-  prompt_tokens_details?: Record<string, number | null>;
-  completion_tokens_details?: Record<string, number | null>;
+  cost?: number | undefined;
+  cost_details?: CostDetails | undefined;
+  is_byok?: boolean | undefined;
+  prompt_tokens_details?: Record<string, number | null> | undefined;
+  completion_tokens_details?: Record<string, number | null> | undefined;
   [key: string]: unknown;
 }
 
@@ -78,16 +78,16 @@ export interface ChatUsage {
 export interface RouterMetadata {
   attempt: number;
   endpoints: { available: { model: string; provider: string; selected: boolean }[]; total: number };
-  generation_time?: number;
+  generation_time?: number | undefined;
   is_byok: boolean;
   region: string | null;
   requested: string;
   strategy: string;
   summary: string;
   /** Each provider and model tried, with the HTTP status it answered (openrouter_metadata). */
-  attempts?: { provider: string; model: string; status: number }[];
+  attempts?: { provider: string; model: string; status: number }[] | undefined;
   /** The stages the request went through: guardrails, plugins, server tools (openrouter_metadata). */
-  pipeline?: { type: string; name: string; summary?: string; [key: string]: unknown }[];
+  pipeline?: { type: string; name: string; summary?: string | undefined; [key: string]: unknown }[] | undefined;
   [key: string]: unknown;
 }
 
@@ -99,7 +99,7 @@ export function routingMetadata(answer: { router_metadata?: unknown; openrouter_
 
 export interface ChatChoice {
   index: number;
-  message: { role: 'assistant'; content: string | JSONObject[] | null; refusal?: string | null; [key: string]: unknown };
+  message: { role: 'assistant'; content: string | JSONObject[] | null; refusal?: string | null | undefined; [key: string]: unknown };
   finish_reason: string | null;
   native_finish_reason: string | null;
   logprobs: JSONObject | null;
@@ -110,13 +110,13 @@ export interface ChatCompletion {
   object: 'chat.completion';
   created: number;
   model: string;
-  provider?: string | null;
+  provider?: string | null | undefined;
   system_fingerprint: string | null;
-  service_tier?: string | null;
+  service_tier?: string | null | undefined;
   choices: ChatChoice[];
   usage: ChatUsage;
-  router_metadata?: RouterMetadata;
-  openrouter_metadata?: RouterMetadata;
+  router_metadata?: RouterMetadata | undefined;
+  openrouter_metadata?: RouterMetadata | undefined;
   [key: string]: unknown;
 }
 
@@ -125,19 +125,19 @@ export interface ChatChunk {
   object: 'chat.completion.chunk';
   created: number;
   model: string;
-  provider?: string;
-  system_fingerprint?: string | null;
+  provider?: string | undefined;
+  system_fingerprint?: string | null | undefined;
   choices: {
     index: number;
-    delta: { role?: 'assistant'; content?: string | null; reasoning?: string | null; [key: string]: unknown };
+    delta: { role?: 'assistant' | undefined; content?: string | null | undefined; reasoning?: string | null | undefined; [key: string]: unknown };
     finish_reason: string | null;
-    native_finish_reason?: string | null;
-    logprobs?: JSONObject | null;
+    native_finish_reason?: string | null | undefined;
+    logprobs?: JSONObject | null | undefined;
   }[];
-  usage?: ChatUsage;
-  error?: { code: number | string; message: string; metadata?: { error_type?: string } };
-  router_metadata?: RouterMetadata;
-  openrouter_metadata?: RouterMetadata;
+  usage?: ChatUsage | undefined;
+  error?: { code: number | string; message: string; metadata?: { error_type?: string | undefined } | undefined } | undefined;
+  router_metadata?: RouterMetadata | undefined;
+  openrouter_metadata?: RouterMetadata | undefined;
 }
 
 export type BatchEndpoint = '/v1/chat/completions' | '/v1/responses' | '/v1/messages' | '/v1/embeddings';
@@ -161,15 +161,15 @@ export interface BatchCreateRequest {
   endpoint: BatchEndpoint;
   model: string;
   requests: BatchRequestItem[];
-  completion_window?: '24h';
-  provider?: { only?: string[]; allow_fallbacks?: boolean };
+  completion_window?: '24h' | undefined;
+  provider?: { only?: string[] | undefined; allow_fallbacks?: boolean | undefined } | undefined;
 }
 
 export interface BatchResultItem {
   id: string;
   custom_id: string;
   response: { body: JSONObject; request_id: string; status_code: number } | null;
-  error: { type: string; message: string; param: string | null; error_type?: string } | null;
+  error: { type: string; message: string; param: string | null; error_type?: string | undefined } | null;
 }
 
 export interface Batch {
@@ -183,8 +183,8 @@ export interface Batch {
   status: BatchStatus;
   request_counts: { total: number; completed: number; failed: number };
   error: { message: string } | null;
-  results?: BatchResultItem[] | null;
-  usage?: JSONObject | null;
+  results?: BatchResultItem[] | null | undefined;
+  usage?: JSONObject | null | undefined;
 }
 
 export interface BatchList {
@@ -197,13 +197,13 @@ export interface BatchList {
 
 export interface EmbeddingResponse {
   object: 'list';
-  id?: string;
+  id?: string | undefined;
   model: string;
   data: { object: 'embedding'; index: number; embedding: number[] | string }[];
-  usage: { prompt_tokens: number; total_tokens: number; cost?: number };
+  usage: { prompt_tokens: number; total_tokens: number; cost?: number | undefined };
   /** A gateway's routing (`router serve --providers`), when asked with `routerMetadata`. */
-  router_metadata?: RouterMetadata;
-  openrouter_metadata?: RouterMetadata;
+  router_metadata?: RouterMetadata | undefined;
+  openrouter_metadata?: RouterMetadata | undefined;
 }
 
 export interface DecisionAnswerNoul {
@@ -229,7 +229,7 @@ export type DecisionAnswer = DecisionAnswerNoul | DecisionAnswerChoice | Decisio
 export type DecisionText = string | JSONObject | unknown[];
 
 export type DecisionQuestion =
-  | { type: 'noul'; instructions: DecisionText; criteria?: { true: DecisionText; false: DecisionText } }
+  | { type: 'noul'; instructions: DecisionText; criteria?: { true: DecisionText; false: DecisionText } | undefined }
   | { type: 'choice'; instructions: DecisionText; criteria: Record<string, DecisionText | null> }
   | { type: 'score'; instructions: DecisionText; criteria: DecisionText[] };
 
@@ -237,10 +237,10 @@ export interface DecisionRequest {
   model: string;
   state: string | JSONObject | unknown[];
   questions: Record<string, DecisionQuestion>;
-  provider?: ProviderPreferences;
-  session_id?: string;
-  trace?: JSONObject;
-  user?: string;
+  provider?: ProviderPreferences | undefined;
+  session_id?: string | undefined;
+  trace?: JSONObject | undefined;
+  user?: string | undefined;
 }
 
 export interface DecisionResponse {

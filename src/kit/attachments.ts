@@ -9,6 +9,7 @@ import { blankInput, onlyBlanks } from '../internal/blank.js';
 import { describeCode } from '../internal/system-errors.js';
 import { AttachmentError } from './errors.js';
 import { nounFor } from '../internal/counted.js';
+import { checkOptions, optionNames } from '../client/option-names.js';
 
 /**
  * The largest attachment sent (before base64): 20 MiB, the image size OpenAI-compatible
@@ -25,8 +26,8 @@ export interface Attachment {
   mediaType: string;
   filename: string;
   /** Undefined for a URL (passed as it is, never fetched). */
-  data?: Buffer;
-  sha256?: string;
+  data?: Buffer | undefined;
+  sha256?: string | undefined;
 }
 
 const BY_EXTENSION: Record<string, [AttachmentKind, string]> = {
@@ -82,17 +83,21 @@ export function attachmentFromUrl(url: string): Attachment {
 
 export const tooLargeAttachment = (source: string) => new AttachmentError('too_large', source, `larger than ${MAX_ATTACHMENT_BYTES / 1024 / 1024} MiB, the most one attachment may hold; nothing was sent`);
 
+/** The names of BytesOptions's members, checked against it both ways (a new option is a name here too). */
+const BYTES_OPTIONS = optionNames<BytesOptions>()({ source: 1, filename: 1, mediaType: 1 });
+
 export interface BytesOptions {
   /** What the attachment is called (a file name; "-" for stdin): its extension helps tell the type. */
-  source?: string;
+  source?: string | undefined;
   /** The name sent with a file part (default: the source's base name). */
-  filename?: string;
+  filename?: string | undefined;
   /** The media type, when known (else told from the bytes, then the source's extension). */
-  mediaType?: string;
+  mediaType?: string | undefined;
 }
 
 /** An attachment of bytes: its type from its magic number, then its name's extension, then whether it is text. */
 export async function attachmentFromBytes(bytes: Uint8Array, opts: BytesOptions = {}): Promise<Attachment> {
+  checkOptions('attachmentFromBytes()', opts, BYTES_OPTIONS);
   const source = opts.source ?? opts.filename ?? 'attachment';
   const data = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // Blank lines are nothing to read either (a pipe from a command that printed no text).

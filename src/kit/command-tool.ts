@@ -48,9 +48,9 @@ export interface CommandRun {
   code: number;
   output: string;
   /** The streams sent back that were cut at MAX_RESULT_BYTES: the bytes kept of those the command wrote. */
-  outputCut?: { stream: 'output' | 'stderr'; kept: number; size: number }[];
+  outputCut?: { stream: 'output' | 'stderr'; kept: number; size: number }[] | undefined;
   /** The streams sent back that were binary, not text: the model got a line naming them instead. */
-  binary?: { stream: 'output' | 'stderr'; size: number }[];
+  binary?: { stream: 'output' | 'stderr'; size: number }[] | undefined;
 }
 
 /** A command that could not start, with a shell's code: 126 found but not runnable (no execute bit), 127 not found. */
@@ -128,7 +128,7 @@ export async function folderProgram(command: string | string[]): Promise<string 
  * this process's environment without the key variables: never all of it, keys and all. Run by a
  * prompt's loop, any variable holding its client's key is left out too.
  */
-export function commandTool(def: { name: string; description?: string; parameters?: Record<string, unknown> }, command: string | string[], env: Record<string, string> = toolEnv(process.env)): Tool {
+export function commandTool(def: { name: string; description?: string | undefined; parameters?: Record<string, unknown> | undefined }, command: string | string[], env: Record<string, string> = toolEnv(process.env)): Tool {
   return {
     ...def,
     source: 'command',

@@ -28,13 +28,13 @@ export interface LogEntry {
 
 export interface LogQuery {
   /** The last N turns; 0 or undefined: all. */
-  count?: number;
+  count?: number | undefined;
   /** Words (and "quoted phrases") that must all be in the prompt or the response, in any case. */
-  query?: string;
+  query?: string | undefined;
   /** Only turns of this model. */
-  model?: string;
+  model?: string | undefined;
   /** Only turns of this conversation. */
-  conversation?: string;
+  conversation?: string | undefined;
 }
 
 /** The terms of a search: "quoted phrases" and words, lower-cased. */
@@ -92,7 +92,7 @@ const matches = (e: LogEntry, terms: string[]) => {
  * The entries a query asks for, newest last, read as they are iterated (all of them: one conversation at a time;
  * the last N: those N); the ids of damaged files in `damaged`, known at once.
  */
-export function queryLog(store: ConversationStore, q: LogQuery = {}): { entries: Iterable<LogEntry>; damaged: string[] } {
+export function queryLog(store: ConversationStore, q: LogQuery = {}): { entries: Iterable<LogEntry, void, undefined>; damaged: string[] } {
   const terms = searchTerms(q.query ?? '');
   const wanted = (c: ConversationRecord) => (q.conversation === undefined || c.id === q.conversation) && (q.model === undefined || modelOf(c) === q.model);
   const { ids, damaged } = store.find((c) => wanted(c) && (!terms.length || conversationTurns(c).some((e) => matches(e, terms))));
@@ -108,7 +108,7 @@ export function queryLog(store: ConversationStore, q: LogQuery = {}): { entries:
 }
 
 /** Every entry: the oldest conversation first. */
-function* allOf(ids: string[], turnsOf: (id: string) => LogEntry[]): Generator<LogEntry> {
+function* allOf(ids: string[], turnsOf: (id: string) => LogEntry[]): Generator<LogEntry, void, undefined> {
   for (let i = ids.length - 1; i >= 0; i--) yield* turnsOf(ids[i]!);
 }
 

@@ -18,14 +18,15 @@ import { writeJsonLine } from '../internal/json-pieces.js';
 import { isRecord } from '../internal/shape.js';
 import { writeWhole } from '../internal/write-whole.js';
 import { ConversationError } from './errors.js';
+import { checkOptions, optionNames } from '../client/option-names.js';
 
 /** A conversation as it is kept: attachments by reference, never their bytes. */
 export interface ConversationRecord {
   id: string;
   title: string;
-  model?: string;
+  model?: string | undefined;
   /** The model that answered the last turn, when none was named (the service's default). */
-  answered_by?: string;
+  answered_by?: string | undefined;
   created_at: string;
   updated_at: string;
   messages: ChatMessage[];
@@ -76,6 +77,9 @@ const summarize = (c: ConversationRecord): ConversationSummary => ({
   id: c.id, title: c.title, model: c.model ?? null, answered_by: typeof c.answered_by === 'string' ? c.answered_by : null, created_at: c.created_at, updated_at: c.updated_at, turns: c.messages.filter((m) => m.role === 'user').length,
 });
 
+/** The names of StoreOptions's members, checked against it both ways (a new option is a name here too). */
+const STORE_OPTIONS = optionNames<StoreOptions>()({ dir: 1, env: 1 });
+
 export interface StoreOptions {
   /** The folder of the conversations; default: `conversations` in the state folder `env` names. */
   dir?: string | undefined;
@@ -87,6 +91,7 @@ export class ConversationStore {
   readonly dir: string;
 
   constructor(opts: StoreOptions = {}) {
+    checkOptions('new ConversationStore()', opts, STORE_OPTIONS);
     this.dir = opts.dir ?? join(stateHome(opts.env ?? process.env), 'conversations');
   }
 
@@ -212,7 +217,7 @@ export class ConversationStore {
   }
 
   /** The summaries of these conversations, read one at a time (one deleted since is left out). */
-  *summaries(ids: readonly string[]): Generator<ConversationSummary> {
+  *summaries(ids: readonly string[]): Generator<ConversationSummary, void, undefined> {
     for (const id of ids) {
       const c = this.storedNow(id);
       if (c) yield summarize(c);

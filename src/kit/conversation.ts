@@ -10,6 +10,10 @@ import { ConversationError } from './errors.js';
 import { FragmentStore } from './fragments.js';
 import { dirname, join } from 'node:path';
 import { promptTurn, runPrompt, type PromptOptions, type PromptResponse, type SchemaAnswer } from './prompt.js';
+import { checkOptions, optionNames } from '../client/option-names.js';
+
+/** The names of ConversationOptions's members, checked against it both ways (a new option is a name here too). */
+const CONVERSATION_OPTIONS = optionNames<ConversationOptions>()({ store: 1, id: 1, last: 1 });
 
 export interface ConversationOptions {
   /** Where the conversation is kept after each turn (none: held in memory only). */
@@ -36,6 +40,7 @@ export class ChatModel {
 
   /** A conversation with this model: new, or taken up from a store (`id`, `last`). */
   conversation(opts: ConversationOptions = {}): Conversation {
+    checkOptions('conversation()', opts, CONVERSATION_OPTIONS);
     const { store } = opts;
     if ((opts.id !== undefined || opts.last) && !store) throw new TypeError('a conversation taken up by id or last needs a store');
     let record: ConversationRecord | undefined;

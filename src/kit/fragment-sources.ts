@@ -14,17 +14,21 @@ import { childSignal } from '../internal/abort-fanout.js';
 import { describeCode } from '../internal/system-errors.js';
 import { FragmentError } from './errors.js';
 import { MAX_FRAGMENT_BYTES, unkeptFragment, type Fragment, type FragmentStore } from './fragments.js';
+import { checkOptions, optionNames } from '../client/option-names.js';
+
+/** The names of FragmentSourceOptions's members, checked against it both ways (a new option is a name here too). */
+const SOURCE_OPTIONS = optionNames<FragmentSourceOptions>()({ timeoutMs: 1, maxRetries: 1, maxBytes: 1, signal: 1, env: 1 });
 
 export interface FragmentSourceOptions {
   /** The whole fetch of a URL: redirects, retries and every piece of a server that trickles (default 30 s). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Retries of a URL that refused the connection or answered 429 or 503 (default 2); one that stalls is not asked again. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** The most bytes a fragment holds (default MAX_FRAGMENT_BYTES). */
-  maxBytes?: number;
-  signal?: AbortSignal;
+  maxBytes?: number | undefined;
+  signal?: AbortSignal | undefined;
   /** Proxies are read from it as for the service (HTTPS_PROXY, NO_PROXY); default: `process.env`. */
-  env?: NodeJS.ProcessEnv;
+  env?: NodeJS.ProcessEnv | undefined;
 }
 
 const MAX_REDIRECTS = 5;
@@ -49,6 +53,7 @@ export async function loadFragment(ref: string, store: FragmentStore, opts: Frag
 
 /** The same, not kept yet when it was read from a URL or a file (`store.put(f.content, f.source)` keeps it). */
 export async function readFragment(ref: string, store: FragmentStore, opts: FragmentSourceOptions = {}): Promise<Fragment> {
+  checkOptions('readFragment()', opts, SOURCE_OPTIONS);
   if (isFragmentUrl(ref)) return unkeptFragment(await fetchFragment(ref, opts), ref);
   const kept = store.find(ref);
   if (kept) return kept;
@@ -72,6 +77,7 @@ const tooLarge = (source: string, max = MAX_FRAGMENT_BYTES) => new FragmentError
  * size and within `timeoutMs` as a whole (a server trickling a byte a second would otherwise take hours).
  */
 export async function fetchFragment(url: string, opts: FragmentSourceOptions = {}): Promise<string> {
+  checkOptions('fetchFragment()', opts, SOURCE_OPTIONS);
   const timeoutMs = opts.timeoutMs ?? FRAGMENT_TIMEOUT_MS;
   const whole = childSignal(opts.signal ?? new AbortController().signal, timeoutMs);
   try {

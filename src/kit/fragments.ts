@@ -13,6 +13,7 @@ import { readLocalText } from '../internal/local-file.js';
 import { isRecord } from '../internal/shape.js';
 import { writeWhole } from '../internal/write-whole.js';
 import { FragmentError } from './errors.js';
+import { checkOptions, optionNames } from '../client/option-names.js';
 
 export interface Fragment {
   /** The SHA-256 of its text, in hex. */
@@ -33,7 +34,7 @@ export interface FragmentSummary extends Omit<Fragment, 'content'> {
 }
 
 /** A message as a conversation keeps it: fragments by hash, before its own text. */
-export type KeptMessage = ChatMessage & { fragments?: string[] };
+export type KeptMessage = ChatMessage & { fragments?: string[] | undefined };
 
 /** The most a fragment holds (UTF-8 bytes): the largest body the service takes. */
 export const MAX_FRAGMENT_BYTES = 200_000_000;
@@ -53,17 +54,21 @@ export function checkFragmentAlias(alias: string): string {
 /** A text as a fragment, not kept yet (`FragmentStore.put` keeps it). */
 export const unkeptFragment = (content: string, source: string): Fragment => ({ hash: fragmentHash(content), source, created_at: new Date().toISOString(), content });
 
+/** The names of FragmentStoreOptions's members, checked against it both ways (a new option is a name here too). */
+const FRAGMENT_STORE_OPTIONS = optionNames<FragmentStoreOptions>()({ dir: 1, env: 1 });
+
 export interface FragmentStoreOptions {
   /** The folder of the fragments; default: `fragments` in the state folder `env` names. */
-  dir?: string;
+  dir?: string | undefined;
   /** Where the state folder is found (`ROUTER_STATE_DIR`, `XDG_STATE_HOME`, `HOME`); default: `process.env`. */
-  env?: NodeJS.ProcessEnv;
+  env?: NodeJS.ProcessEnv | undefined;
 }
 
 export class FragmentStore {
   readonly dir: string;
 
   constructor(opts: FragmentStoreOptions = {}) {
+    checkOptions('new FragmentStore()', opts, FRAGMENT_STORE_OPTIONS);
     this.dir = opts.dir ?? join(stateHome(opts.env ?? process.env), 'fragments');
   }
 
@@ -159,7 +164,7 @@ export class FragmentStore {
   }
 
   /** The kept fragments, most recent first, read one at a time (a damaged one is left out). */
-  *list(): Generator<FragmentSummary> {
+  *list(): Generator<FragmentSummary, void, undefined> {
     let names: string[];
     try {
       names = readdirSync(this.dir).filter((n) => /^[0-9a-f]{64}\.json$/.test(n));

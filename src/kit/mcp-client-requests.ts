@@ -21,11 +21,11 @@ export interface McpClientAnswers {
    * The folders the server may work in, offered as its roots (`file://` URIs); absent or empty: roots are not offered. Not the
    * current directory by default: server-filesystem replaces the folders on its command line with a client's roots.
    */
-  roots?: string[];
+  roots?: string[] | undefined;
   /** Answers a server's `sampling/createMessage` (a model's answer); without it, sampling is not offered. Throw McpRequestRefused to refuse. */
-  sample?: (request: SamplingRequest, server: string, signal: AbortSignal) => Promise<SamplingResult>;
+  sample?: ((request: SamplingRequest, server: string, signal: AbortSignal) => Promise<SamplingResult>) | undefined;
   /** Answers a server's `elicitation/create` (form mode); without it, elicitation is not offered. */
-  elicit?: (request: ElicitationRequest, server: string, signal: AbortSignal) => Promise<ElicitationResult>;
+  elicit?: ((request: ElicitationRequest, server: string, signal: AbortSignal) => Promise<ElicitationResult>) | undefined;
 }
 
 /** The roots as the server is given them: each folder as an absolute `file://` URI, named by its last part. */

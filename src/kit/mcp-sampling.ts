@@ -8,6 +8,7 @@ import type { ChatCompletion, ChatCompletionRequest, ChatMessage } from '../clie
 import type { SpendGuard } from './spend/spend-guard.js';
 import { guardedChat } from './spend/guarded-chat.js';
 import type { McpClientAnswers, SamplingRequest, SamplingResult } from './mcp-client-requests.js';
+import { checkOptions, optionNames } from '../client/option-names.js';
 
 type Block = { type: string; text?: string; data?: string; mimeType?: string };
 
@@ -38,15 +39,19 @@ export function samplingResult(completion: ChatCompletion, model: string): Sampl
   return { role: 'assistant', content: { type: 'text', text }, model: completion.model || model, ...(finish ? { stopReason: finish === 'length' ? 'maxTokens' : finish === 'stop' ? 'endTurn' : finish } : {}) };
 }
 
+/** The names of SamplerOptions's members, checked against it both ways (a new option is a name here too). */
+const SAMPLER_OPTIONS = optionNames<SamplerOptions>()({ guard: 1, command: 1 });
+
 export interface SamplerOptions {
   /** Checks each sampling request before it is sent, and records what it cost (in the ledger as `command`). */
-  guard?: SpendGuard;
+  guard?: SpendGuard | undefined;
   /** How the ledger names the work: `kit` if absent. */
-  command?: string;
+  command?: string | undefined;
 }
 
 /** Answers servers' sampling requests with `model` through `client` (pass it as `sample` to `ToolSet.open` or `connectMcp`). */
 export function modelSampler(client: RouterClient, model: string, opts: SamplerOptions = {}): NonNullable<McpClientAnswers['sample']> {
+  checkOptions('modelSampler()', opts, SAMPLER_OPTIONS);
   return async (params, _server, signal) => {
     const req = samplingChatRequest(params, model);
     return samplingResult(await guardedChat(opts.guard, req, false, opts.command ?? 'kit', () => client.chat.create(req, { signal })), model);

@@ -16,13 +16,17 @@ import { firstWords } from '../internal/first-words.js';
 import { firstWholeWords, lastWords } from '../internal/key-safe-cut.js';
 import { hideSecrets } from '../internal/hide-secrets.js';
 import { credentialsInUse } from '../client/credentials.js';
+import { checkOptions, optionNames } from '../client/option-names.js';
+
+/** The names of McpOptions's members, checked against it both ways (a new option is a name here too). */
+const MCP_OPTIONS = optionNames<McpOptions>()({ env: 1, startTimeoutMs: 1, signal: 1, roots: 1, sample: 1, elicit: 1 });
 
 export interface McpOptions extends McpClientAnswers {
   /** The environment of a stdio server (use `toolEnv()`). */
   env: Record<string, string>;
   /** How long the server may take to start and list its tools (default 30 s). */
-  startTimeoutMs?: number;
-  signal?: AbortSignal;
+  startTimeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 export interface McpServer {
@@ -118,6 +122,7 @@ function bodyMessage(body: string): string {
 }
 
 export async function connectMcp(spec: string, opts: McpOptions): Promise<McpServer> {
+  checkOptions('connectMcp()', opts, MCP_OPTIONS);
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const client: Client = new Client({ name: 'router', version: '1' }, { capabilities: clientCapabilities(opts) });
   let stderr = '';

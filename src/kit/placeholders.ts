@@ -28,7 +28,7 @@ export function fillPlaceholders(text: string, values: Readonly<Record<string, s
  * `values` over `o.defaults` and `input` as `$input`; `o.of` names what holds them in the error (a role). Without a prompt text the input is the prompt, as it
  * is (never read for placeholders). Every missing value of both texts is named in one PlaceholderError.
  */
-export function fillPrompt(texts: { system?: string; prompt?: string }, input: string | undefined, values: Readonly<Record<string, string>>, o: { defaults?: Readonly<Record<string, string>>; of?: string } = {}): { system?: string; prompt?: string } {
+export function fillPrompt(texts: { system?: string | undefined; prompt?: string | undefined }, input: string | undefined, values: Readonly<Record<string, string>>, o: { defaults?: Readonly<Record<string, string>> | undefined; of?: string | undefined } = {}): { system?: string | undefined; prompt?: string | undefined } {
   const all: Record<string, string> = { ...o.defaults, ...values, ...(input === undefined ? {} : { input }) };
   const missing = placeholderNames(texts.system, texts.prompt).filter((n) => !Object.hasOwn(all, n));
   if (missing.length) throw new PlaceholderError(missing, o.of);

@@ -20,6 +20,10 @@ import { guardedChat } from './spend/guarded-chat.js';
 import type { SpendGuard } from './spend/spend-guard.js';
 import type { SchemaValue } from './schema-type.js';
 import { counted } from '../internal/counted.js';
+import { checkOptions, optionNames } from '../client/option-names.js';
+
+/** The names of PromptOptions' members, checked against it both ways (a new option is a name here too). */
+const PROMPT_OPTIONS = optionNames<PromptOptions>()({ model: 1, system: 1, attachments: 1, schema: 1, tools: 1, maxToolRounds: 1, toolTimeoutMs: 1, resultsBytes: 1, approve: 1, toolImages: 1, request: 1, signal: 1, guard: 1, beforeRequest: 1, onText: 1, onToolCall: 1, onToolProgress: 1 });
 
 export interface PromptOptions {
   /** The model of this prompt, when it is not the conversation's (a conversation keeps attachments by reference, so any model reads it). */
@@ -65,9 +69,9 @@ export interface PromptResponse {
   /** With a schema: the answer's value, checked against it. */
   json?: unknown;
   /** The model that answered, as the answer names it. */
-  model?: string;
+  model?: string | undefined;
   /** The usage of every request of this prompt, summed (`cost` in credits, when the service says it). */
-  usage?: ChatUsage;
+  usage?: ChatUsage | undefined;
   /** Every tool call run, with what came of it. */
   toolCalls: { call: ToolCallRequest; outcome: CallOutcome }[];
   /** The messages this prompt added: the user's (attachments by reference), the tool rounds, the answer. */
@@ -108,6 +112,7 @@ export async function runPrompt(client: RouterClient, model: string, history: Ch
 
 /** The answer, and the schema's check of it (a conversation keeps the turn first, as the CLI does). */
 export async function promptTurn(client: RouterClient, model: string, history: ChatMessage[], prompt: string, opts: PromptOptions) {
+  checkOptions('prompt()', opts, PROMPT_OPTIONS);
   const schema = opts.schema === undefined ? undefined : 'validate' in opts.schema && typeof opts.schema.validate === 'function' ? (opts.schema as AnswerSchema) : await answerSchema(opts.schema as Record<string, unknown>);
   const own = Array.isArray(opts.tools) && opts.tools.length ? await ToolSet.open({ tools: opts.tools, signal: opts.signal }) : undefined;
   const set = own ?? (opts.tools instanceof ToolSet ? opts.tools : undefined);

@@ -2,7 +2,7 @@
 import { SchemaError, SchemaMismatchError } from './errors.js';
 
 /** A compiled schema's check: true when `value` follows it; `errors` then says where it does not. */
-export type SchemaValidator = ((value: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
+export type SchemaValidator = ((value: unknown) => boolean) & { errors?: { instancePath: string; message?: string | undefined }[] | null | undefined };
 type AjvProblem = { instancePath: string; message?: string; params?: { allowedValues?: unknown[] } };
 
 /** The words of JSON Schema (drafts 7 to 2020-12): an object using none of them is no schema, though ajv takes it as `{}`. */

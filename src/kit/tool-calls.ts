@@ -17,7 +17,7 @@ export interface CallOutcome extends ToolResult {
   /** `declined`: the approver said no; `timeout`: stopped after the per-call timeout; `missing`: no such tool. */
   status: 'ok' | 'failed' | 'declined' | 'timeout' | 'missing';
   /** Set when the text was cut to fit the bound of all results. */
-  cut?: boolean;
+  cut?: boolean | undefined;
 }
 
 /** The most of all tool results of one loop together, in bytes (the service takes requests of up to 200 MB). */
@@ -43,16 +43,16 @@ export class ResultBudget {
 export interface CallOptions {
   signal: AbortSignal;
   /** Each call ends after this long (its processes stopped); undefined: no bound of its own. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** What set timeoutMs, as messages name it (passed to the tool with the bound). */
-  timeoutName?: string;
+  timeoutName?: string | undefined;
   budget: ResultBudget;
   /** Asked before each call; false sends "declined" to the model instead of running the tool. */
-  approve?: (call: ToolCallRequest) => Promise<boolean>;
+  approve?: ((call: ToolCallRequest) => Promise<boolean>) | undefined;
   /** Values no tool's environment may hold (the client's keys), passed to each tool with its call. */
-  secrets?: string[];
+  secrets?: string[] | undefined;
   /** Told how a long call goes, where its tool says so. */
-  progress?: (call: ToolCallRequest, update: ToolProgress) => void;
+  progress?: ((call: ToolCallRequest, update: ToolProgress) => void) | undefined;
 }
 
 function parsedArguments(text: string): Record<string, unknown> {

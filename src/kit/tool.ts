@@ -20,42 +20,42 @@ export interface ToolResult {
   /** False when the tool failed; the text then says how (the model reads it). */
   ok: boolean;
   /** A command's exit code (127: not found; 126: not runnable), when the tool is a command. */
-  code?: number;
+  code?: number | undefined;
   /** Why a command could not be run (exit 126), when router can tell: "FILE is a folder, not a program". */
-  notRunnable?: string;
+  notRunnable?: string | undefined;
   /** What was cut before it went to the model (a command's streams, an MCP result): the bytes kept of those that came. */
-  outputCut?: { stream: 'output' | 'stderr' | 'result'; kept: number; size: number }[];
+  outputCut?: { stream: 'output' | 'stderr' | 'result'; kept: number; size: number }[] | undefined;
   /** A command's streams that were binary, not text: the model was sent a line naming them instead. */
-  binary?: { stream: 'output' | 'stderr'; size: number }[];
-  images?: ToolImage[];
+  binary?: { stream: 'output' | 'stderr'; size: number }[] | undefined;
+  images?: ToolImage[] | undefined;
 }
 
 export interface ToolCallInfo {
   /** The arguments as the model wrote them (a command reads them on stdin as they came). */
   arguments: string;
   /** The bound of this call, when it has one: its signal ends with a TimeoutError after this long. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** What set that bound, as a message names it (the CLI: `--tool-timeout`, or `--timeout` when it stood in). */
-  timeoutName?: string;
+  timeoutName?: string | undefined;
   /** Values the tool's environment must not hold: the keys of the client the loop runs with. */
-  secrets?: string[];
+  secrets?: string[] | undefined;
   /** Told how a long call goes, where the tool says so (an MCP server's progress, a task's status). */
-  progress?: (update: ToolProgress) => void;
+  progress?: ((update: ToolProgress) => void) | undefined;
 }
 
 /** How far a call has come: `progress` of `total` (when known), and the tool's own words. */
 export interface ToolProgress {
-  progress?: number;
-  total?: number;
-  message?: string;
+  progress?: number | undefined;
+  total?: number | undefined;
+  message?: string | undefined;
 }
 
 export interface Tool {
   name: string;
-  description?: string;
-  parameters?: Record<string, unknown>;
+  description?: string | undefined;
+  parameters?: Record<string, unknown> | undefined;
   /** Where it comes from, as a person reads it: `command`, `mcp NAME`, `code`. */
-  source?: string;
+  source?: string | undefined;
   run(args: Record<string, unknown>, signal: AbortSignal, call?: ToolCallInfo): Promise<ToolResult | string>;
 }
 

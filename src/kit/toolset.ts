@@ -5,15 +5,19 @@
 import { connectMcp, type McpServer } from './mcp.js';
 import { ToolSourceError, type Tool } from './tool.js';
 import type { McpClientAnswers } from './mcp-client-requests.js';
+import { checkOptions, optionNames } from '../client/option-names.js';
 
 /** A tool as the model sees it (a tool declared only, run by the caller, has no `run`). */
 export interface ToolDeclaration {
   name: string;
-  description?: string;
-  parameters?: Record<string, unknown>;
+  description?: string | undefined;
+  parameters?: Record<string, unknown> | undefined;
 }
 
 /** `roots`, `sample` and `elicit`: what the MCP servers may ask of the caller (each offered only when given). */
+/** The names of ToolSetOptions's members, checked against it both ways (a new option is a name here too). */
+const TOOLSET_OPTIONS = optionNames<ToolSetOptions>()({ declared: 1, tools: 1, mcp: 1, env: 1, startTimeoutMs: 1, signal: 1, roots: 1, sample: 1, elicit: 1 });
+
 export interface ToolSetOptions extends McpClientAnswers {
   /** Tools the model may call that router does not run (the caller does: exit 11 in the CLI). */
   declared?: ToolDeclaration[] | undefined;
@@ -39,6 +43,7 @@ export class ToolSet {
   }
 
   static async open(opts: ToolSetOptions): Promise<ToolSet> {
+    checkOptions('ToolSet.open()', opts, TOOLSET_OPTIONS);
     const set = new ToolSet(opts.declared ?? []);
     try {
       for (const spec of opts.mcp ?? []) set.servers.push(await connectMcp(spec, { env: opts.env ?? {}, startTimeoutMs: opts.startTimeoutMs, signal: opts.signal, roots: opts.roots, sample: opts.sample, elicit: opts.elicit }));

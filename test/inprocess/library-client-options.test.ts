@@ -24,10 +24,10 @@ describe('the options of new RouterClient()', () => {
   it("refuses another SDK's name for an option, naming its own (before: baseURL unread, the calls went to the service's root)", () => {
     const key = emu.store.firstKeys().apiKey;
     const cases: [object, string][] = [
-      [{ apiKey: key, baseURL: emu.apiRoot }, 'new RouterClient() has no option "baseURL": this client\'s is apiRoot'],
-      [{ apiKey: key, apiRoot: emu.apiRoot, fetch: globalThis.fetch }, 'new RouterClient() has no option "fetch": this client\'s is dispatcher'],
-      [{ api_key: key, apiRoot: emu.apiRoot }, 'new RouterClient() has no option "api_key": this client\'s is apiKey'],
-      [{ apiKey: key, apiRoot: emu.apiRoot, timeout: 5000 }, 'new RouterClient() has no option "timeout": this client\'s is timeoutMs'],
+      [{ apiKey: key, baseURL: emu.apiRoot }, 'new RouterClient() has no option "baseURL": did you mean apiRoot?'],
+      [{ apiKey: key, apiRoot: emu.apiRoot, fetch: globalThis.fetch }, 'new RouterClient() has no option "fetch": did you mean dispatcher?'],
+      [{ api_key: key, apiRoot: emu.apiRoot }, 'new RouterClient() has no option "api_key": did you mean apiKey?'],
+      [{ apiKey: key, apiRoot: emu.apiRoot, timeout: 5000 }, 'new RouterClient() has no option "timeout": did you mean timeoutMs?'],
     ];
     for (const [opts, message] of cases) {
       const err = made(opts);

@@ -10,83 +10,19 @@ import type { RouterClient } from '../../client/index.js';
 import { APIError, ConnectionError, ProtocolError } from '../../client/errors.js';
 import { sleep } from '../../internal/sleep.js';
 import { BatchError, invalid } from '../errors.js';
-import type { ResultsSink } from '../results.js';
 import { checkInputFile } from '../scan.js';
 import { isTransient, MAX_INTERVAL_MS, offlineWait } from '../watch.js';
-import { addRetryShards, writeMerged, type MergeCounts, type MergeFormat } from './merge.js';
+import { addRetryShards, writeMerged, type MergeCounts } from './merge.js';
 import { checkDriveOptions, checkPlanOptions, checkResumeOptions } from '../options.js';
 import { planJob } from './plan.js';
 import { progressLine, refreshJob, totals, type JobTotals } from './progress.js';
 import { proveAdopted, submitShards, type SubmitContext } from './submit.js';
-import { checkJobRoot, discardUnsent, dropUnsavedJob, holdJob, isFinished, listJobs, loadJob, madeAt, nextSeq, pickingJob, saveJob, type JobRecord, type ShardRecord } from './store.js';
+import { checkJobRoot, discardUnsent, dropUnsavedJob, holdJob, isFinished, listJobs, loadJob, madeAt, nextSeq, pickingJob, saveJob, type JobRecord } from './store.js';
 import { indexedRoots } from '../local-index.js';
+import { checkOptions, pickOptions } from '../../client/option-names.js';
+import { DRIVE, OPEN, type DriveOptions, type OpenJobOptions, type RunJobOptions } from './job-options.js';
 
-/** What a run tells as it goes; every one is optional. */
-export interface JobEvents {
-  /** A status line for a person: a batch found after a lost create, a create tried again (a failed poll, without `offline`). */
-  info?(text: string): void;
-  /** A poll that failed and is tried again in `retryInMs` (with `offlineTimeout`), as WatchEvents' offline. */
-  offline?(message: string, retryInMs: number): void;
-  /** The input's job (the same content and settings, made earlier) is taken up instead of a new one. */
-  resumed?(job: JobRecord): void;
-  /** The job is held and checked; nothing of this run is sent yet. Its id is `job.id`. */
-  started?(job: JobRecord): void;
-  /** With `retryFailed`: how many requests go again in new shards (0: none failed). */
-  retrying?(job: JobRecord, requests: number): void;
-  /** A shard has its batch. */
-  submitted?(job: JobRecord, shard: ShardRecord): void;
-  /** While following: a line of progress; `changed` when a poll saw something new. */
-  progress?(job: JobRecord, line: string, phase: 'start' | 'poll' | 'end', changed: boolean): void;
-  /** The shards as last seen, before any merge (the ended ones keep their status and usage). */
-  settled?(job: JobRecord): void;
-  /** Interrupted, or the service gone or failing: the job is saved and its batches keep running. */
-  stopped?(job: JobRecord, err: unknown): void;
-}
-
-export interface OpenJobOptions {
-  /** The JSONL file: a new job, or the job made earlier from this content with the same settings. */
-  input?: string;
-  /** A job id to take up instead (no input then). */
-  resume?: string;
-  endpoint?: string;
-  model?: string;
-  /** The model when neither `model` nor the bodies name one (asked only when a job is planned). */
-  defaultModel?: () => Promise<string | undefined>;
-  provider?: JobRecord['provider'];
-  /** Requests per batch (default the service's limit). */
-  maxRequests?: number;
-  /** Request body bytes per batch (default the service's limit). */
-  maxBytes?: number;
-  /** A new job even if this input has one. */
-  fresh?: boolean;
-  /** The API root the job is run at (as the client has it): the input's job is one made there. */
-  apiRoot?: string;
-  /** Where jobs are kept: $ROUTER_STATE_DIR or $XDG_STATE_HOME/router, under jobs/ (default process.env). */
-  env?: NodeJS.ProcessEnv;
-  on?: JobEvents;
-}
-
-export interface DriveOptions {
-  /** Submit again, in new shards, the requests that failed or never ran (every shard must have ended). */
-  retryFailed?: boolean;
-  /** Send again a shard whose create's answer was lost where the service has no listing (it may be billed twice). */
-  resubmitLost?: boolean;
-  /** Follow the job until every shard has ended. */
-  watch?: boolean;
-  /** Follow, then hand every result in input order to `write` (format: as is, with "line", or joined to its request). */
-  results?: { write: ResultsSink; format?: MergeFormat };
-  /** First polling interval, seconds (default 2); it grows while nothing changes. */
-  interval?: number;
-  /** Seconds to keep following through network errors, 429 and 5xx (default 0: the first failure stops the run). */
-  offlineTimeout?: number;
-  /** Called before anything is submitted, and again before retries are: throw to refuse (nothing is sent). */
-  checkSpend?: (job: JobRecord) => Promise<void>;
-  env?: NodeJS.ProcessEnv;
-  signal?: AbortSignal;
-  on?: JobEvents;
-}
-
-export interface RunJobOptions extends OpenJobOptions, DriveOptions {}
+export type { DriveOptions, JobEvents, OpenJobOptions, RunJobOptions } from './job-options.js';
 
 /** A job this process holds (no other run can submit its shards meanwhile); `made`: planned by this run. */
 export interface HeldJob {
@@ -100,7 +36,7 @@ export interface JobOutcome {
   totals: JobTotals;
   /** Requests that failed: from the merge when there was one, else the batches' counts. */
   failed: number;
-  merged?: MergeCounts;
+  merged?: MergeCounts | undefined;
 }
 
 /** The service stopped answering for longer than `offlineTimeout`. */
@@ -108,8 +44,9 @@ class OfflineError extends BatchError {}
 
 /** Runs a job from start to end: `openJob`, then `driveJob` with this client (which stays open). */
 export async function runJob(client: RouterClient, o: RunJobOptions): Promise<JobOutcome> {
+  checkOptions('runJob()', o, [...new Set([...OPEN, ...DRIVE])]);
   checkDriveOptions(o);
-  return driveJob(await openJob({ apiRoot: client.core.apiRoot, ...o }), async () => client, o);
+  return driveJob(await openJob({ ...pickOptions(o, OPEN), apiRoot: o.apiRoot ?? client.core.apiRoot }), async () => client, pickOptions(o, DRIVE));
 }
 
 /**
@@ -146,6 +83,7 @@ export async function planInput(file: string, o: OpenJobOptions): Promise<JobRec
 
 /** Takes up job `resume`, or the input's job, or plans and saves a new one; holds it. */
 export async function openJob(o: OpenJobOptions): Promise<HeldJob> {
+  checkOptions('openJob()', o, OPEN);
   const env = o.env ?? process.env;
   if (o.resume) {
     const job = loadJob(env, o.resume);
@@ -192,6 +130,7 @@ export async function driveJob(held: HeldJob, connect: () => Promise<RouterClien
   const env = o.env ?? process.env;
   const signal = o.signal ?? new AbortController().signal;
   try {
+    checkOptions('driveJob()', o, DRIVE);
     checkDriveOptions(o);
     return await runHeld(await connect(), job, { ...o, env, signal });
   } catch (err) {

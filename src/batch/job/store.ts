@@ -34,14 +34,14 @@ export interface ShardRecord {
   start: number;
   end: number;
   /** A retry shard: only these lines of the range, which failed in shard `parent`. */
-  lines?: number[];
-  parent?: number;
+  lines?: number[] | undefined;
+  parent?: number | undefined;
   /** Of those lines, how many had failed (the others had no result): their failure is replaced by this shard's outcome. */
-  failed_before?: number;
+  failed_before?: number | undefined;
   count: number;
   bytes: number;
   /** Records of an older version: Unix seconds (this machine's clock) before its create was sent. */
-  submitting_since?: number;
+  submitting_since?: number | undefined;
   /**
    * Set before a create is sent, until its batch id is known: the prefix of every custom_id it
    * sends (only this create uses it, so its results prove a batch is this shard's), and the newest
@@ -49,23 +49,23 @@ export interface ShardRecord {
    * batches the service lists as newer, with no clock compared.
    */
   submitting?: {
-    tag?: string;
+    tag?: string | undefined;
     after: { id: string; created_at: number } | null;
     /** The service has no listing: a create whose answer is lost can never be found, so it is never sent again on its own. */
-    unlisted?: boolean;
+    unlisted?: boolean | undefined;
     /** When the create was sent (ISO 8601, this machine's clock), to name it if its answer is lost. */
-    sent_at?: string;
-  };
+    sent_at?: string | undefined;
+  } | undefined;
   /** The service's created_at of its batch. */
-  created_at?: number;
+  created_at?: number | undefined;
   /** The custom_id prefix of the batch it has (absent in records of older versions: ids sent as they are). */
-  tag?: string;
+  tag?: string | undefined;
   /** Its batch was found in the listing after a lost create; not yet proven its own by its results. */
-  unproven?: boolean;
-  batch_id?: string;
-  status?: string;
-  request_counts?: RequestCounts;
-  usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number; cost?: number };
+  unproven?: boolean | undefined;
+  batch_id?: string | undefined;
+  status?: string | undefined;
+  request_counts?: RequestCounts | undefined;
+  usage?: { prompt_tokens?: number | undefined; completion_tokens?: number | undefined; total_tokens?: number | undefined; cost?: number | undefined } | undefined;
 }
 
 export interface JobRecord {
@@ -76,7 +76,7 @@ export interface JobRecord {
   input: { path: string; size: number; mtime_ms: number; sha256: string };
   endpoint: BatchEndpoint;
   model: string;
-  provider?: { only?: string[]; allow_fallbacks?: boolean };
+  provider?: { only?: string[] | undefined; allow_fallbacks?: boolean | undefined } | undefined;
   /** Lines are exactly {custom_id, body}: sent unchanged. */
   plain: boolean;
   max_requests: number;
@@ -86,13 +86,13 @@ export interface JobRecord {
   requests: number;
   shards: ShardRecord[];
   /** Each create sends its custom_ids behind a tag of its own (records of older versions: sent as they are). */
-  tagged?: boolean;
+  tagged?: boolean | undefined;
   /** Batches found after a lost create and shown by their results not to be this job's. */
-  foreign?: string[];
+  foreign?: string[] | undefined;
   /** Its place among the jobs of this machine, in order of saving (absent in records of older versions). */
-  seq?: number;
+  seq?: number | undefined;
   /** The API root its batches are made at, set before its first create (absent in records of older versions). */
-  api_root?: string;
+  api_root?: string | undefined;
 }
 
 export function jobsDir(env: NodeJS.ProcessEnv): string {

@@ -17,18 +17,18 @@ export interface ActivityItem {
   completion_tokens: number;
   reasoning_tokens: number;
   /** With `groupBy: 'workspace'` only. */
-  workspace_id?: string;
+  workspace_id?: string | undefined;
   [key: string]: unknown;
 }
 
 export interface ActivityQuery {
   /** One of the last 30 completed UTC days (YYYY-MM-DD; today is refused, 400); all 30 when left out. */
-  date?: string;
+  date?: string | undefined;
   /** One key's activity: its hash, as `keys.list()` gives it. */
-  apiKeyHash?: string;
-  userId?: string;
-  workspaceId?: string;
-  groupBy?: 'workspace';
+  apiKeyHash?: string | undefined;
+  userId?: string | undefined;
+  workspaceId?: string | undefined;
+  groupBy?: 'workspace' | undefined;
 }
 
 const ACTIVITY: AnswerShape = { what: 'the activity', fields: { data: 'array', 'data[]': 'object', 'data[].date': 'string', 'data[].model': 'string', 'data[].usage': 'number', 'data[].requests': 'number' } };

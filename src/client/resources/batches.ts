@@ -11,30 +11,30 @@ export const BATCH_PATHS = ['/v1/batches', '/beta/batches'] as const;
 
 /** Where a service keeps its batches, as far as it is known: the path, and whether it lists them. */
 export interface BatchPlace {
-  path?: string;
+  path?: string | undefined;
   /** false: the service has no listing there (404 or 405 to GET). */
-  listing?: boolean;
+  listing?: boolean | undefined;
 }
 
 export interface BatchPlaceOptions {
   /** The place as remembered, or named outright (`fixed`: never looked for elsewhere); read at the first batch call, so it may be a getter. */
-  place?: BatchPlace;
-  fixed?: boolean;
+  place?: BatchPlace | undefined;
+  fixed?: boolean | undefined;
   /** Called when a call learns something of the place (to remember it for the next run). */
-  onPlace?: (place: BatchPlace) => void;
+  onPlace?: ((place: BatchPlace) => void) | undefined;
   /** Called with each batch a create or a get answers (a local index of the batches made). */
-  onBatch?: (batch: Batch, how: 'created' | 'seen') => void;
+  onBatch?: ((batch: Batch, how: 'created' | 'seen') => void) | undefined;
 }
 
 /** A listing that is not there: 404 or 405 to GET where batches are created. */
 export const isNoListing = (err: unknown) => err instanceof APIError && (err.status === 404 || err.status === 405);
 
 export interface BatchListQuery {
-  limit?: number;
-  after?: string;
-  status?: (Exclude<BatchStatus, 'finalizing' | 'cancelling'>)[];
-  created_after?: string | number;
-  created_before?: string | number;
+  limit?: number | undefined;
+  after?: string | undefined;
+  status?: (Exclude<BatchStatus, 'finalizing' | 'cancelling'>)[] | undefined;
+  created_after?: string | number | undefined;
+  created_before?: string | number | undefined;
 }
 
 export type BatchHead = Omit<BatchCreateRequest, 'requests'>;
@@ -123,7 +123,7 @@ export class Batches extends Resource {
    * go first in the body, as the service requires. Retried only when the service cannot have
    * accepted the batch, so that a retry never creates a second one.
    */
-  async createStreaming(head: BatchHead, requests: () => AsyncIterable<string | Uint8Array>, opts: CallOptions = {}): Promise<Batch> {
+  async createStreaming(head: BatchHead, requests: () => AsyncIterable<string | Uint8Array, unknown, undefined>, opts: CallOptions = {}): Promise<Batch> {
     const { endpoint, model, ...others } = head;
     const prefix = JSON.stringify({ endpoint, model, ...others }).slice(0, -1) + ',"requests":[';
     const data = await this.jsonAt<Batch>('', {
@@ -171,7 +171,7 @@ export class Batches extends Resource {
   }
 
   /** Follows `last_id`/`has_more` through every page; a cursor that comes again is a listing that does not end. */
-  async *listAll(query: BatchListQuery = {}, opts: CallOptions = {}): AsyncGenerator<BatchList> {
+  async *listAll(query: BatchListQuery = {}, opts: CallOptions = {}): AsyncGenerator<BatchList, void, undefined> {
     let after = query.after;
     const seen = new Set<string>();
     for (;;) {

@@ -42,7 +42,7 @@ export class Chat extends Resource {
 
   private async open(params: ChatCompletionRequest, opts: CallOptions, textOnly: boolean): Promise<EventStream<ChatChunk>> {
     const path = '/chat/completions';
-    const res = await this.postStream(path, { ...params, stream: true, stream_options: { include_usage: true, ...params.stream_options } }, opts);
+    const res = await this.postStream(path, { ...params, stream: true, stream_options: { ...params.stream_options, include_usage: params.stream_options?.include_usage ?? true } }, opts);
     // A stream that ends without a single choice is an empty answer, not a success; one whose choices
     // never got a finish_reason was cut, whatever its end said.
     let choices = 0;

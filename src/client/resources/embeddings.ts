@@ -6,12 +6,12 @@ export interface EmbeddingsRequest {
   input: string | string[] | number[] | number[][] | unknown[];
   model: string;
   /** Fallback models, tried in order after `model` (a gateway's; the service's embeddings take no such list). */
-  models?: string[];
-  dimensions?: number;
-  encoding_format?: 'float' | 'base64';
-  input_type?: string;
-  provider?: ProviderPreferences;
-  user?: string;
+  models?: string[] | undefined;
+  dimensions?: number | undefined;
+  encoding_format?: 'float' | 'base64' | undefined;
+  input_type?: string | undefined;
+  provider?: ProviderPreferences | undefined;
+  user?: string | undefined;
 }
 
 /** Decodes a base64 embedding (little-endian float32) back into numbers. */

@@ -10,25 +10,25 @@ export interface Generation {
   model: string;
   /** USD charged. */
   total_cost: number;
-  usage?: number;
+  usage?: number | undefined;
   created_at: string;
   provider_name: string | null;
   streamed: boolean | null;
-  cancelled?: boolean | null;
+  cancelled?: boolean | null | undefined;
   /** Milliseconds, the whole request; `generation_time` the model's part. */
   latency: number | null;
   generation_time: number | null;
   finish_reason: string | null;
-  native_finish_reason?: string | null;
+  native_finish_reason?: string | null | undefined;
   tokens_prompt: number | null;
   tokens_completion: number | null;
   native_tokens_prompt: number | null;
   native_tokens_completion: number | null;
   native_tokens_reasoning: number | null;
   native_tokens_cached: number | null;
-  is_byok?: boolean;
-  api_type?: string | null;
-  http_referer?: string | null;
+  is_byok?: boolean | undefined;
+  api_type?: string | null | undefined;
+  http_referer?: string | null | undefined;
   [key: string]: unknown;
 }
 
@@ -37,7 +37,7 @@ export interface GenerationContent {
   input: { messages: unknown[] } | { prompt: string };
   output: { completion: string | null; reasoning: string | null };
   /** Null when the generation succeeded. */
-  error: { message?: string | null; provider_name?: string | null; raw?: string | null; status?: number | null; previous_errors?: unknown[] } | null;
+  error: { message?: string | null | undefined; provider_name?: string | null | undefined; raw?: string | null | undefined; status?: number | null | undefined; previous_errors?: unknown[] | undefined } | null;
 }
 
 /** Feedback on a generation (OpenAPI `SubmitGenerationFeedbackRequest`). */
@@ -45,7 +45,7 @@ export interface GenerationFeedback {
   generation_id: string;
   category: 'latency' | 'incoherence' | 'incorrect_response' | 'formatting' | 'billing' | 'api_error' | 'other';
   /** At most 1,000 characters. */
-  comment?: string;
+  comment?: string | undefined;
 }
 
 export class Generations extends Resource {

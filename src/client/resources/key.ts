@@ -9,12 +9,12 @@ export interface KeyInfo {
   limit_remaining: number | null;
   limit_reset: string | null;
   usage: number;
-  usage_daily?: number;
-  usage_weekly?: number;
-  usage_monthly?: number;
-  is_free_tier?: boolean;
-  is_management_key?: boolean;
-  expires_at?: string | null;
+  usage_daily?: number | undefined;
+  usage_weekly?: number | undefined;
+  usage_monthly?: number | undefined;
+  is_free_tier?: boolean | undefined;
+  is_management_key?: boolean | undefined;
+  expires_at?: string | null | undefined;
   [key: string]: unknown;
 }
 

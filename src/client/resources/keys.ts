@@ -32,7 +32,7 @@ export interface ApiKey {
   /** ISO 8601. */
   created_at: string;
   updated_at: string | null;
-  expires_at?: string | null;
+  expires_at?: string | null | undefined;
   creator_user_id: string | null;
   workspace_id: string;
   [key: string]: unknown;
@@ -41,22 +41,22 @@ export interface ApiKey {
 /** What `create` sends (OpenAPI `createKeys`): a name, and optionally a limit, its reset and an expiry (UTC). */
 export interface KeyCreate {
   name: string;
-  limit?: number | null;
-  limit_reset?: KeyLimitReset;
-  include_byok_in_limit?: boolean;
+  limit?: number | null | undefined;
+  limit_reset?: KeyLimitReset | undefined;
+  include_byok_in_limit?: boolean | undefined;
   /** ISO 8601 in UTC (`Z`): the service refuses other time zones. */
-  expires_at?: string | null;
-  workspace_id?: string;
-  creator_user_id?: string | null;
+  expires_at?: string | null | undefined;
+  workspace_id?: string | undefined;
+  creator_user_id?: string | null | undefined;
 }
 
 /** What `update` changes (OpenAPI `updateKeys`): only the fields given. */
 export interface KeyUpdate {
-  name?: string;
-  disabled?: boolean;
-  limit?: number | null;
-  limit_reset?: KeyLimitReset;
-  include_byok_in_limit?: boolean;
+  name?: string | undefined;
+  disabled?: boolean | undefined;
+  limit?: number | null | undefined;
+  limit_reset?: KeyLimitReset | undefined;
+  include_byok_in_limit?: boolean | undefined;
 }
 
 /** A created key: its description, and the key itself, which the service shows this once. */
@@ -67,10 +67,10 @@ export interface CreatedKey {
 
 export interface KeyListQuery {
   /** Keys to skip (a page is the service's size, 100 on the emulator). */
-  offset?: number;
+  offset?: number | undefined;
   /** Disabled keys too (left out unless asked). */
-  includeDisabled?: boolean;
-  workspaceId?: string;
+  includeDisabled?: boolean | undefined;
+  workspaceId?: string | undefined;
 }
 
 const KEY_FIELDS = { hash: 'string', name: 'string', label: 'string' } as const;

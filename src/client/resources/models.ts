@@ -5,16 +5,16 @@ import { ProtocolError } from '../errors.js';
 /** A model as the official OpenAPI describes it; optional here, as a gateway or an older service may leave one out. */
 export interface Model {
   id: string;
-  name?: string;
-  canonical_slug?: string;
-  created?: number;
-  description?: string;
-  context_length?: number | null;
+  name?: string | undefined;
+  canonical_slug?: string | undefined;
+  created?: number | undefined;
+  description?: string | undefined;
+  context_length?: number | null | undefined;
   /** USD a token (`prompt`, `completion`), an image, a request, …, as decimal strings. */
-  pricing?: { prompt: string; completion: string; [price: string]: string | undefined };
-  architecture?: { modality?: string; input_modalities?: string[]; output_modalities?: string[]; tokenizer?: string; instruct_type?: string | null };
-  top_provider?: { context_length?: number | null; max_completion_tokens?: number | null; is_moderated?: boolean };
-  supported_parameters?: string[];
+  pricing?: { prompt: string; completion: string; [price: string]: string | undefined } | undefined;
+  architecture?: { modality?: string | undefined; input_modalities?: string[] | undefined; output_modalities?: string[] | undefined; tokenizer?: string | undefined; instruct_type?: string | null | undefined } | undefined;
+  top_provider?: { context_length?: number | null | undefined; max_completion_tokens?: number | null | undefined; is_moderated?: boolean | undefined } | undefined;
+  supported_parameters?: string[] | undefined;
   [key: string]: unknown;
 }
 
@@ -33,7 +33,7 @@ export class Models extends Resource {
    * Every model, page after page (`links.next`, a path from the service's host). The service lists
    * only text models unless asked: `outputModalities` is `all` unless given (`text`, `embeddings`, ...).
    */
-  async list(opts: CallOptions & { outputModalities?: string } = {}): Promise<Model[]> {
+  async list(opts: CallOptions & { outputModalities?: string | undefined } = {}): Promise<Model[]> {
     const query = { output_modalities: opts.outputModalities ?? 'all' };
     let page = await this.request<ModelPage>('GET', '/models', opts, { query }, SHAPES.modelList);
     const models = [...page.data];

@@ -5,10 +5,10 @@ export interface RawRequest {
   method: 'GET' | 'POST' | 'DELETE' | 'PATCH' | 'PUT';
   /** Relative to the API root: `/v1/batches`, `/alpha/decisions`. */
   path: string;
-  query?: Query;
-  headers?: Record<string, string>;
+  query?: Query | undefined;
+  headers?: Record<string, string> | undefined;
   /** A body sent as given (JSON text or bytes). */
-  body?: string | Uint8Array;
+  body?: string | Uint8Array | undefined;
 }
 
 /** Any endpoint, authenticated: the answer whatever its status (transient ones retried, for GET only). */

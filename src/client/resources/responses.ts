@@ -6,7 +6,7 @@ import { unfinished } from '../connection-errors.js';
 
 export interface ResponsesRequest {
   input: string | JSONObject[];
-  model?: string;
+  model?: string | undefined;
   [key: string]: unknown;
 }
 
@@ -15,16 +15,16 @@ export interface ResponsesResult {
   object: 'response';
   status: 'completed' | 'incomplete' | 'in_progress' | 'failed' | 'cancelled' | 'queued';
   output: JSONObject[];
-  output_text?: string;
+  output_text?: string | undefined;
   error: { code: string; message: string } | null;
-  usage?: { input_tokens: number; output_tokens: number; total_tokens: number; cost?: number } | null;
-  router_metadata?: JSONObject;
-  openrouter_metadata?: JSONObject;
+  usage?: { input_tokens: number; output_tokens: number; total_tokens: number; cost?: number | undefined } | null | undefined;
+  router_metadata?: JSONObject | undefined;
+  openrouter_metadata?: JSONObject | undefined;
   [key: string]: unknown;
 }
 
 interface EventBase {
-  sequence_number?: number;
+  sequence_number?: number | undefined;
 }
 
 /** Events that carry the whole response (created, in progress, and the final ones). */
@@ -36,15 +36,15 @@ export interface ResponseLifecycleEvent extends EventBase {
 export interface ResponseTextDeltaEvent extends EventBase {
   type: 'response.output_text.delta' | 'response.refusal.delta';
   delta: string;
-  item_id?: string;
-  output_index?: number;
-  content_index?: number;
+  item_id?: string | undefined;
+  output_index?: number | undefined;
+  content_index?: number | undefined;
 }
 
 export interface ResponseErrorEvent extends EventBase {
   type: 'error';
-  code?: string | number;
-  message?: string;
+  code?: string | number | undefined;
+  message?: string | undefined;
 }
 
 /** Any other of the many event kinds (output items, reasoning, tool calls): passed through as sent. */
@@ -70,7 +70,7 @@ export class Responses extends Resource {
   }
 
   /** Typed events; `response.failed` and `error` are thrown as StreamError. */
-  async stream(params: ResponsesRequest, opts: CallOptions = {}): Promise<AsyncIterable<ResponsesEvent>> {
+  async stream(params: ResponsesRequest, opts: CallOptions = {}): Promise<EventStream<ResponsesEvent>> {
     const path = '/responses';
     const res = await this.postStream(path, { ...params, stream: true }, opts);
     return new EventStream<ResponsesEvent>(res, this.core.url(path), {

@@ -65,21 +65,21 @@ export abstract class Resource {
 
 export interface EventStreamOptions<T> {
   /** The `data:` payload that ends the stream (`[DONE]` for chat). */
-  terminator?: string;
+  terminator?: string | undefined;
   /** Turns one parsed event into the item to yield; throw here for in-stream errors. */
   map: (event: { event: string | undefined; data: unknown; raw: string }) => T;
   /** A failure an item reports about itself: the item is handed out, then the failure thrown. */
-  failureOf?: (item: T) => unknown;
+  failureOf?: ((item: T) => unknown) | undefined;
   /** Called at the terminator: throw here for a stream that ended complete but said nothing (no choice). */
-  atEnd?: () => void;
+  atEnd?: (() => void) | undefined;
   /** An item after which the stream is complete (Responses' terminal events). */
-  isFinal?: (item: T) => boolean;
+  isFinal?: ((item: T) => boolean) | undefined;
   /** A cheaper reading of events straight from the bytes, tried first (it declines what it cannot read). */
-  fast?: FastPath<T>;
+  fast?: FastPath<T> | undefined;
   /** The caller's: once aborted, no item is handed out, not even one read before. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** The client it answers: the keys it sends are hidden in what its errors quote. */
-  core?: object;
+  core?: object | undefined;
 }
 
 /**
@@ -87,7 +87,7 @@ export interface EventStreamOptions<T> {
  * chunk are handed out from a queue, so a fast stream costs one promise per event and no more.
  * A stream that ends without its terminator (or final event) was cut: that is a ConnectionError.
  */
-export class EventStream<T> implements AsyncIterable<T> {
+export class EventStream<T> implements AsyncIterable<T, void, undefined> {
   private queue: T[] = [];
   private head = 0;
   private finished = false;
@@ -122,7 +122,7 @@ export class EventStream<T> implements AsyncIterable<T> {
     this.idle = undefined;
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<T> {
+  [Symbol.asyncIterator](): AsyncIterator<T, void, undefined> {
     return {
       next: async () => ((await this.ready()) ? { value: this.queue[this.head++]!, done: false } : { value: undefined, done: true }),
       return: async () => {
@@ -133,7 +133,7 @@ export class EventStream<T> implements AsyncIterable<T> {
   }
 
   /** The same items, in the arrays decoded from each read of the network: one promise per read, not per item. */
-  async *batches(): AsyncGenerator<T[]> {
+  async *batches(): AsyncGenerator<T[], void, undefined> {
     let ended = false;
     try {
       for (;;) {

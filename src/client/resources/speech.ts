@@ -3,8 +3,8 @@ import { Resource, callHeaders, type CallOptions } from './shared.js';
 
 export interface SpeechTurn {
   text: string;
-  voice?: string;
-  instructions?: string;
+  voice?: string | undefined;
+  instructions?: string | undefined;
 }
 
 export type SpeechReference =
@@ -16,16 +16,16 @@ export interface SpeechRequest {
   input: string | SpeechTurn[];
   model: string;
   /** Fallback models, tried in order after `model` (a gateway's and the emulator's; the spec shows none for speech). */
-  models?: string[];
+  models?: string[] | undefined;
   voice: string;
   /** `pcm` (16-bit little-endian samples, `audio/pcm`) when absent, as the service's default. */
-  response_format?: 'mp3' | 'pcm';
-  speed?: number;
-  instructions?: string;
-  input_references?: SpeechReference[];
-  session_id?: string;
-  user?: string;
-  provider?: Record<string, unknown>;
+  response_format?: 'mp3' | 'pcm' | undefined;
+  speed?: number | undefined;
+  instructions?: string | undefined;
+  input_references?: SpeechReference[] | undefined;
+  session_id?: string | undefined;
+  user?: string | undefined;
+  provider?: Record<string, unknown> | undefined;
 }
 
 export interface SpeechStream {
@@ -34,12 +34,12 @@ export interface SpeechStream {
   /** The generation the audio is (its `x-generation-id` header, where the service sends one): `GET /generation?id=` has its cost. */
   generationId: string | undefined;
   /** Audio bytes as they arrive. */
-  chunks: AsyncIterable<Uint8Array>;
+  chunks: AsyncIterable<Uint8Array, void, undefined>;
   /**
    * With `routerMetadata: true`, the routing metadata the service sent in headers (audio has no body to carry it):
    * `X-Router-Metadata` and `X-OpenRouter-Metadata` as `router_metadata` and `openrouter_metadata` (routingMetadata() reads either).
    */
-  metadata?: { router_metadata?: unknown; openrouter_metadata?: unknown };
+  metadata?: { router_metadata?: unknown; openrouter_metadata?: unknown } | undefined;
 }
 
 /** A metadata header's JSON; undefined when absent or not JSON. */

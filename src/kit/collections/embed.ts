@@ -16,16 +16,16 @@ import { checkEntryId, contentHash, modelMismatch, type Collection, type EntryWr
 export interface EmbedItem {
   id: string;
   content: string;
-  metadata?: Record<string, unknown>;
+  metadata?: Record<string, unknown> | undefined;
 }
 
 export interface PlanOptions {
   /** The embedding model; default: the collection's (required for a new collection). */
-  model?: string;
+  model?: string | undefined;
   /** Dimensions to ask for; default: what the collection asked for, if anything. */
-  dimensions?: number;
+  dimensions?: number | undefined;
   /** Keep each item's content beside its vector. */
-  store?: boolean;
+  store?: boolean | undefined;
 }
 
 /** What a run will do: the items to send, entries kept again without a request (same text, new metadata), those left as they are. */
@@ -74,21 +74,21 @@ export function planEmbeds(collection: Collection, items: readonly EmbedItem[], 
 export interface SendOptions {
   client: RouterClient;
   /** Texts per request (default 100). */
-  batchSize?: number;
+  batchSize?: number | undefined;
   /** Requests under way at once (default 4). */
-  concurrency?: number;
-  signal?: AbortSignal;
+  concurrency?: number | undefined;
+  signal?: AbortSignal | undefined;
   /** More of the request body: `user`, `provider`, `input_type`. */
-  body?: Partial<EmbeddingsRequest>;
+  body?: Partial<EmbeddingsRequest> | undefined;
   /** Checks the whole plan before anything is sent, and records each answer's usage (in the ledger as `command`). */
-  guard?: SpendGuard;
-  command?: string;
+  guard?: SpendGuard | undefined;
+  command?: string | undefined;
   /** Each answer as it comes, before its vectors are checked and kept (a program's own record of usage). */
-  onAnswer?: (res: EmbeddingResponse, batch: readonly EmbedItem[]) => void;
+  onAnswer?: ((res: EmbeddingResponse, batch: readonly EmbedItem[]) => void) | undefined;
   /** An answer's generation id, as its head arrives. */
-  answering?: (id: string) => void;
+  answering?: ((id: string) => void) | undefined;
   /** The call the guard checked for these requests (runPlan's): each ends it, naming it (SpendGuard.record). */
-  checked?: SpendCall;
+  checked?: SpendCall | undefined;
 }
 
 export const DEFAULT_BATCH_SIZE = 100;

@@ -11,11 +11,11 @@ export interface SimilarHit {
 
 export interface SimilarOptions {
   /** How many to return (default 10). */
-  number?: number;
+  number?: number | undefined;
   /** Only ids that start with this. */
-  prefix?: string;
+  prefix?: string | undefined;
   /** An id to leave out (the one searched by). */
-  skipId?: string;
+  skipId?: string | undefined;
 }
 
 /** The `number` entries most like `vector`, best first (ties by id); `rows`: the collection's vectors, when already read. */

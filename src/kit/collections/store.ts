@@ -35,8 +35,8 @@ export interface CollectionEntry {
   hash: string;
   row: number;
   time: string;
-  content?: string;
-  metadata?: Record<string, unknown>;
+  content?: string | undefined;
+  metadata?: Record<string, unknown> | undefined;
 }
 
 /** An entry to write: its vector, or the row of one already kept (new content or metadata, same text). */
@@ -48,11 +48,11 @@ export interface CollectionSummary extends CollectionMeta {
 
 export interface CollectionsOptions {
   /** The folder of the collections; default: `collections/<profile>` in the state folder `env` names. */
-  dir?: string;
+  dir?: string | undefined;
   /** Where the state folder is found (`ROUTER_STATE_DIR`, `XDG_STATE_HOME`, `HOME`); default: `process.env`. */
-  env?: NodeJS.ProcessEnv;
+  env?: NodeJS.ProcessEnv | undefined;
   /** The profile whose collections these are; default: `default`. */
-  profile?: string;
+  profile?: string | undefined;
 }
 
 const NAME = /^[\w.-]{1,64}$/;

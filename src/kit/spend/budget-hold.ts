@@ -38,7 +38,7 @@ export interface Held {
    * What holds kept past their process hold: batches not yet seen ended, calls whose cost the ledger
    * could not take. Waiting does not free it: it counts as spent.
    */
-  kept?: number;
+  kept?: number | undefined;
 }
 
 /**
@@ -227,7 +227,7 @@ export class BudgetHold {
   }
 
   /** A ledger line of the call held for: where its answer said no cost, the bound (`unsettled`), until reconciled. A batch's line is as given. */
-  priced<R extends { cost?: number; batch_id?: string }>(record: R): R {
+  priced<R extends { cost?: number | undefined; batch_id?: string | undefined }>(record: R): R {
     // The key's hash (a hold's, under a budget) names whose spend the line is: usage --reconcile counts it out of that key's.
     const line = this.rec.key_hash ? { ...record, key_hash: this.rec.key_hash } : record;
     return record.cost === undefined && !record.batch_id && !this.settled && this.rec.usd > 0 ? { ...line, ...this.unknownCost } : line;

@@ -16,16 +16,16 @@ export type { Budget, BudgetName };
 export interface BudgetSettings {
   profile: string;
   /** USD amounts as text ("2", "0.50"). */
-  dailyBudget?: string;
-  monthlyBudget?: string;
-  from: { dailyBudget?: Source; monthlyBudget?: Source };
+  dailyBudget?: string | undefined;
+  monthlyBudget?: string | undefined;
+  from: { dailyBudget?: Source | undefined; monthlyBudget?: Source | undefined };
 }
 
 /**
  * Budgets a program sets itself, counted against the ledger's records of `profile`: messages name
  * each as `budgets.daily` or `budgets.monthly` (the CLI's come from its settings, naming their source).
  */
-export function budgetLimits(o: { profile: string; daily?: number | string; monthly?: number | string }): BudgetSettings {
+export function budgetLimits(o: { profile: string; daily?: number | string | undefined; monthly?: number | string | undefined }): BudgetSettings {
   const text = (n: number | string | undefined) => (n === undefined ? undefined : String(n));
   return {
     profile: o.profile,
@@ -65,9 +65,9 @@ export interface Spent {
   today: number;
   month: number;
   /** Lines of the ledger no record could be read from (torn, overwritten), or not as router writes one (a cost, a time, no profile): not counted. */
-  damaged?: number;
+  damaged?: number | undefined;
   /** The first of those lines' numbers (from 1), to name them. */
-  damagedLines?: number[];
+  damagedLines?: number[] | undefined;
 }
 
 /** How many damaged lines are named by number. */
@@ -126,15 +126,15 @@ export function withDamaged(spent: Spent, damaged: number, lines: number[]): Spe
 }
 
 export interface BudgetRead {
-  now?: Date;
+  now?: Date | undefined;
   /** What was spent, already summed by the caller's own read of the ledger. */
-  known?: Spent;
+  known?: Spent | undefined;
   /** Ctrl-C: stops the read of the ledger. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** What holds keep past their process (Held.kept), read under the budgets' lock; else read here, nothing removed. */
-  kept?: number;
+  kept?: number | undefined;
   /** The ledger has damaged lines, whose cost is not counted (docs/config.md says why); `at`: the first lines' numbers. */
-  damaged?: (lines: number, ledger: string, at: number[]) => void;
+  damaged?: ((lines: number, ledger: string, at: number[]) => void) | undefined;
 }
 
 /** The budgets the settings set, with what was spent against each. */

@@ -13,11 +13,11 @@ export interface Pricing {
   image: number;
   request: number;
   /** The most completion tokens one answer can hold, when the list says. */
-  maxCompletion?: number;
+  maxCompletion?: number | undefined;
   /** USD per web search (the web plugin), when the list prices it. */
-  webSearch?: number;
+  webSearch?: number | undefined;
   /** USD per image an answer holds, when the list prices it: no limit bounds how many. */
-  imageOutput?: number;
+  imageOutput?: number | undefined;
 }
 
 /** What the bound of one call is made of. */
@@ -27,11 +27,11 @@ export interface CallSize {
   /** Input images, at most. */
   images: number;
   /** Completion tokens, at most; undefined: as many as the model gives. */
-  completionTokens?: number;
+  completionTokens?: number | undefined;
   /** Requests the call is sent as (each pays the request price); 1 if absent. */
-  requests?: number;
+  requests?: number | undefined;
   /** Web searches the call makes (the web plugin: one a request). */
-  searches?: number;
+  searches?: number | undefined;
 }
 
 /** The price a batch request is charged, as a fraction of its price alone (docs/conformance.md). */

@@ -7,16 +7,16 @@ export interface SpendCall {
   /** The models that may serve it (fallbacks included). */
   models: (string | undefined)[];
   /** The body's field that limits the completion; absent: the call's completion cannot be limited. */
-  limitField?: string;
+  limitField?: string | undefined;
   /** How messages name that limit (a flag, an option); when `explicitLimit` it is never lowered. */
-  limitFlag?: string;
-  explicitLimit?: boolean;
+  limitFlag?: string | undefined;
+  explicitLimit?: boolean | undefined;
   /** Whether the call is billed for completion tokens at all (embeddings and speech are not). */
   completes: boolean;
   /** Why no bound can be made before the call runs (a server-tool loop), if none can. */
-  unboundable?: string;
+  unboundable?: string | undefined;
   /** Requests the call is sent as (embeddings split into several). */
-  requests?: number;
+  requests?: number | undefined;
 }
 
 export interface Cap {
@@ -24,7 +24,7 @@ export interface Cap {
   /** How a refusal names it: "--max-cost $0.010000" or "what is left of daily_budget ($1.450000, ROUTER_DAILY_BUDGET)". */
   name: string;
   /** What calls under way hold of the budget beside it: a call that does not fit waits for them. */
-  held?: number;
+  held?: number | undefined;
 }
 
 export function sizeOf(call: SpendCall): CallSize {

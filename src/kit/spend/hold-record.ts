@@ -18,32 +18,32 @@ export const UNRECORDED = 'unrecorded-';
 
 /** What a hold says of its call, for the ledger line it becomes if its process is killed before the call's cost is known. */
 export interface HoldCall {
-  command?: string;
-  model?: string;
-  api_root?: string;
+  command?: string | undefined;
+  model?: string | undefined;
+  api_root?: string | undefined;
   /**
    * Held for batches not yet made: each made is held apart (toBatch, share) and its cost recorded once
    * seen ended, and a create whose answer was lost is found by the job that sent it, so a killed
    * process's hold of them is let go, not counted.
    */
-  batch?: boolean;
+  batch?: boolean | undefined;
   /** SHA-256 of the API key the call is sent with (as the keys API names a key): a line left without a generation id is settled by that key's spend. */
-  key_hash?: string;
+  key_hash?: string | undefined;
 }
 
 export interface HoldRecord extends HoldCall {
   profile: string;
   usd: number;
   /** The call's cost is in the ledger: what is held is only kept for the command's further calls. */
-  settled?: boolean;
+  settled?: boolean | undefined;
   pid: number;
   /** The process's start (processStart), where it can be read. */
-  started?: string;
+  started?: string | undefined;
   /** ISO 8601, when the hold was placed. */
   time: string;
   /** The generation id of the call under way, once its answer began, and its endpoint: a killed call's line can be reconciled by them. */
-  id?: string;
-  endpoint?: string;
+  id?: string | undefined;
+  endpoint?: string | undefined;
 }
 
 /** Whether a hold no longer holds anything: its process is gone, or it is older than a day. */

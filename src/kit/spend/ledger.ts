@@ -15,24 +15,24 @@ export interface UsageRecord {
   profile: string;
   command: string;
   endpoint: string;
-  model?: string;
+  model?: string | undefined;
   /** The answer's id (generation, response, decision); for batches the batch id. */
-  id?: string;
-  batch_id?: string;
-  prompt_tokens?: number;
-  completion_tokens?: number;
-  total_tokens?: number;
+  id?: string | undefined;
+  batch_id?: string | undefined;
+  prompt_tokens?: number | undefined;
+  completion_tokens?: number | undefined;
+  total_tokens?: number | undefined;
   /** As the service reports it (speech: its generation's); absent where it said none (a call cut before its cost came). */
-  cost?: number;
+  cost?: number | undefined;
   /** The API root the call went to, without credentials: `usage --reconcile` asks that service only. */
-  api_root?: string;
+  api_root?: string | undefined;
   /** Set where `cost` is the call's bound, its cost not known when it ended (a cut, a kill): why. */
-  unsettled?: string;
+  unsettled?: string | undefined;
   /** SHA-256 of the key the call was sent with (as the keys API names it), where known. */
-  key_hash?: string;
+  key_hash?: string | undefined;
   /** A call counted at its bound before its answer named it (`held-…`): it was sent after this time and before `sent_before`. */
-  sent_after?: string;
-  sent_before?: string;
+  sent_after?: string | undefined;
+  sent_before?: string | undefined;
 }
 
 export function ledgerPath(env: NodeJS.ProcessEnv): string {

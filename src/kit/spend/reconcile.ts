@@ -35,7 +35,7 @@ export const ASK_AGAIN_MS = 5 * 60 * 1000;
 export interface Reconciled {
   id: string;
   time: string;
-  model?: string;
+  model?: string | undefined;
   reported: number | null;
   charged: number;
 }
@@ -57,7 +57,7 @@ export interface ReconcileReport {
   /** Calls still to check that went to another API root (by root): that service is asked, not this one. */
   elsewhere: Record<string, number>;
   /** Why the run stopped early (a network failure, a refused key), if it did. */
-  stopped?: string;
+  stopped?: string | undefined;
   reported_cost: number;
   charged_cost: number;
   /** Calls counted at their bound before their answer named them (reconcile-held.ts): settled by the key's spend, or why not. */
@@ -106,7 +106,7 @@ const OTHER_RUN_WAIT_MS = 120_000;
  * One run at a time for a ledger (`reconcile.lock` beside it): two at once read the same calls unreconciled and
  * each wrote a line for them, a call's cost taken down twice (the second line refused by the budgets as damaged).
  */
-export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; client: RouterClient; manager?: RouterClient; limit: number; signal: AbortSignal; now?: number }): Promise<{ report: ReconcileReport; failure?: unknown }> {
+export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; client: RouterClient; manager?: RouterClient | undefined; limit: number; signal: AbortSignal; now?: number | undefined }): Promise<{ report: ReconcileReport; failure?: unknown }> {
   const dir = dirname(ledgerPath(o.env));
   makeDir(dir);
   return withFileLockAsync(join(dir, 'reconcile'), () => reconcileAlone(o), OTHER_RUN_WAIT_MS);

@@ -3,21 +3,22 @@ import type { BudgetSettings } from './budget.js';
 import type { BudgetHold, HoldCall } from './budget-hold.js';
 import type { CallSize, Pricing } from './cost-bound.js';
 import type { Cap } from './fit.js';
+import { checkOptions, optionNames } from '../../client/option-names.js';
 
 /** What a check found: the bound of the call as it will be sent, and what held it. */
 export interface Checked {
-  bound?: number;
+  bound?: number | undefined;
   /** The model whose prices make the bound, and the call's size then (its prompt, its completion limit). */
-  boundModel?: string;
-  size?: CallSize;
+  boundModel?: string | undefined;
+  size?: CallSize | undefined;
   /** The most completion tokens the call may produce, as a person reads it ("512", "unbounded"). */
-  completionMost?: string;
+  completionMost?: string | undefined;
   /** Why no bound could be made (only without a cap: under one that is a CostUnbounded). */
-  unknown?: string;
-  cap?: Cap;
-  prices?: Pricing[];
+  unknown?: string | undefined;
+  cap?: Cap | undefined;
+  prices?: Pricing[] | undefined;
   /** What the call holds of the budgets while it runs (released when its cost is in the ledger). */
-  hold?: BudgetHold;
+  hold?: BudgetHold | undefined;
 }
 
 export interface SpendEvents {
@@ -33,6 +34,15 @@ export interface SpendEvents {
   damaged?(lines: number, ledger: string, at: number[]): void;
   /** An estimate (a dry run) under a budget already reached: the call would be refused with this line (a BudgetReached). */
   reached?(line: string): void;
+}
+
+/** The names of SpendGuardOptions' members, checked against it both ways (a new option is a name here too). */
+const SPEND_GUARD_OPTIONS = optionNames<SpendGuardOptions>()({ prices: 1, env: 1, maxCost: 1, budgets: 1, ignoreBudget: 1, recorded: 1, estimate: 1, signal: 1, on: 1, newHold: 1, words: 1 });
+
+/** A guard's options, once none is one it does not know (`checkOptions`). */
+export function checkedOptions(opts: SpendGuardOptions): SpendGuardOptions {
+  checkOptions('new SpendGuard()', opts, SPEND_GUARD_OPTIONS);
+  return opts;
 }
 
 export interface SpendGuardOptions {

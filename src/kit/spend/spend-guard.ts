@@ -7,7 +7,7 @@
  * is held to what is left once the earlier calls' cost is taken off.
  */
 import { budgetsFor, reachedLine } from './budget.js';
-import { PROGRAM_WORDS, type Checked, type SpendGuardOptions, type SpendWords } from './spend-guard-options.js';
+import { checkedOptions, PROGRAM_WORDS, type Checked, type SpendGuardOptions, type SpendWords } from './spend-guard-options.js';
 import { BudgetHold, heldByOthers, holdNames, holdsChange, withBudgetLock, type Held, type HoldCall } from './budget-hold.js';
 import { imagesUnbounded, usd, usdWritten, worstBound, type Pricing } from './cost-bound.js';
 import { describeLimit, fitting, sizeOf, type SpendCall, type Cap } from './fit.js';
@@ -30,8 +30,8 @@ export class HeldBack extends Error {}
 export class SpendGuard {
   readonly env: NodeJS.ProcessEnv;
   private readonly words: SpendWords;
-  private first?: Checked;
-  private firstCheck?: Promise<Checked>;
+  private first?: Checked | undefined;
+  private firstCheck?: Promise<Checked> | undefined;
   /** Calls checked and not yet answered: concurrent calls of one guard are held to the cap together. */
   private readonly underway = new Underway();
   /** What the calls checked so far cost (their reported cost, else their bound). */
@@ -40,7 +40,7 @@ export class SpendGuard {
   private releaseWanted = false;
 
   constructor(readonly opts: SpendGuardOptions) {
-    this.env = opts.env ?? process.env;
+    this.env = checkedOptions(opts).env ?? process.env;
     this.words = opts.words ?? PROGRAM_WORDS;
   }
 

@@ -3,12 +3,12 @@ import type { UsageRecord } from './ledger.js';
 /** A call checked and not yet answered or failed: its bound, the call checked (where said), and whether abandon() counted it. */
 export interface UnderwayCall {
   bound: number;
-  call?: object;
+  call?: object | undefined;
   /**
    * abandon() counted it at its bound while it may still run; `line`: the ledger line that counts it, if one was written; else `kept`:
    * the hold that keeps its bound for a day in its stead (the ledger took no line), if one does.
    */
-  abandoned?: { line?: UsageRecord & { id: string; cost: number; unsettled: string }; kept?: string };
+  abandoned?: { line?: UsageRecord & { id: string; cost: number; unsettled: string } | undefined; kept?: string | undefined } | undefined;
 }
 
 /** The bounds of a guard's calls checked and not yet answered or failed: what they may still cost, beside what it spent. */
