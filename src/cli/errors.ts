@@ -9,7 +9,7 @@ import { describeSystemError, isPathProblem, isSystemError } from '../internal/s
 import { withInstalledDocs } from './io/installed-docs.js';
 import { exitSoFar } from './io/exit-so-far.js';
 import { knownKeys } from '../config/known-keys.js';
-import { noteFailedAttempts } from './answers/routing-note.js';
+import { failedAttempts } from './answers/routing-note.js';
 
 const isAbort = (err: unknown) => (err as { name?: string })?.name === 'AbortError' || (err as { code?: string })?.code === 'ABORT_ERR';
 
@@ -75,9 +75,10 @@ function describeError(err: unknown, io: IO): ExitCode {
     return EXIT.INTERRUPTED;
   }
   if (err instanceof APIError) {
-    io.error(`${err.message}${apiHint(err)}`);
-    // A gateway's failure asked with --router-metadata: which providers were tried, and why each failed.
-    noteFailedAttempts(io, err.body);
+    // A gateway's failure asked with --router-metadata: which providers were tried, and why each failed, one line each.
+    const attempts = failedAttempts(err.body, err.message);
+    io.error(`${attempts.message}${apiHint(err)}`);
+    for (const line of attempts.lines) io.note(line);
     if (io.verbose) {
       const parts = [`status ${err.status}`];
       if (err.requestId) parts.push(`request id ${err.requestId}`);

@@ -8,7 +8,7 @@ import { withoutUserinfo } from '../internal/userinfo.js';
 import type { AnswerBody } from './answer-body.js';
 import { redirected, unexpectedContent } from './content-type.js';
 import { checkClientNumbers, checkedApiRoot, checkHeaders, checkRelativePath, checkUnderRoot } from './request-checks.js';
-import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry.js';
+import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter, retriesAnswer } from './retry.js';
 
 export { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter };
 
@@ -93,8 +93,6 @@ export interface RawResponse {
 /** Whether headers carry credentials of their own (an `authorization` header a program set). */
 const hasAuthorization = (headers: Record<string, string | undefined> | undefined) => !!authorizationOf(headers);
 
-const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 524, 529]);
-const UNACCEPTED_STATUS = new Set([429, 503]);
 export class HttpCore {
   readonly apiRoot: string;
   readonly timeoutMs: number;
@@ -167,14 +165,14 @@ export class HttpCore {
           await res.body.dump().catch(() => {});
           throw wrong;
         }
-        if (opts.anyStatus && (attempt >= maxRetries || !(policy === 'unaccepted' ? UNACCEPTED_STATUS : RETRYABLE_STATUS).has(res.status))) return res;
+        if (opts.anyStatus && (attempt >= maxRetries || !retriesAnswer(res.status, res.headers, policy))) return res;
         if (res.status >= 300 && res.status < 400) {
           await res.body.dump().catch(() => {});
           throw redirected(res.status, res.headers.location, url, this.apiRoot);
         }
         failure = await this.readError(res, url, opts.method);
         retryAfterMs = (failure as APIError).retryAfterMs;
-        retryable = (policy === 'unaccepted' ? UNACCEPTED_STATUS : RETRYABLE_STATUS).has(res.status);
+        retryable = retriesAnswer(res.status, res.headers, policy);
       } catch (err) {
         failure = toConnectionError(err, url, this.proxyFor(url));
         if (!(failure instanceof ConnectionError)) throw failure;

@@ -19,3 +19,18 @@ export function backoffDelay(attempt: number, retryAfterMs: number | undefined, 
   const ceiling = Math.min(MAX_BACKOFF_MS, 500 * 2 ** attempt);
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
+
+const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 524, 529]);
+/** Statuses with which the server cannot have acted on the request. */
+const UNACCEPTED_STATUS = new Set([429, 503]);
+
+/**
+ * Whether an error answer is asked again: as the service says in `x-should-retry` (openai-node's header: a
+ * gateway that asked every provider already says `false`), else by its status.
+ */
+export function retriesAnswer(status: number, headers: Record<string, string | string[] | undefined>, policy: string): boolean {
+  const said = headers['x-should-retry'];
+  const word = (Array.isArray(said) ? said[0] : said)?.trim().toLowerCase();
+  if (word === 'true' || word === 'false') return word === 'true';
+  return (policy === 'unaccepted' ? UNACCEPTED_STATUS : RETRYABLE_STATUS).has(status);
+}

@@ -5,6 +5,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../dist/emulator/server.js';
 import { spawnServe, type Serve } from '../support/serve-process.js';
 import { SETTLE } from '../support/until.js';
+import { webServer } from '../support/upstreams.js';
 
 // `router serve --record` killed -9 while it relays a stream (docs/gateway.md, Record and replay): the
 // events it relayed are on disk in a partial cassette, marked as one; --replay answers nothing from
@@ -102,5 +103,48 @@ describe('a gateway killed -9 while it records a stream', () => {
     expect(answer.status).toBe(200);
     expect(payloads(await answer.text()).at(-1)).toBe('[DONE]');
     expect(replayed.stderr()).not.toContain('partial');
+  });
+
+  // Speech was kept only once its audio ended: a gateway killed -9 mid-answer left nothing of it.
+  it('leaves the audio it relayed of a speech answer in a partial cassette, piece by piece', async () => {
+    const held = new Set<() => void>();
+    const tts = await webServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'audio/mpeg' });
+      // Two pieces of audio, then the rest held until the test ends.
+      res.write(Buffer.alloc(2048, 1));
+      setTimeout(() => res.write(Buffer.alloc(2048, 2)), 20);
+      held.add(() => res.end());
+    });
+    try {
+      const speechDir = join(dir, 'speech-cassettes');
+      const providers = join(dir, 'speech-providers.yaml');
+      writeFileSync(providers, `providers:\n  - { name: tts, base_url: "${tts.root}/v1", speech_models: { test/tts: tts-1 }, prices: { test/tts: { prompt: 0.000001, completion: 0 } } }\n`);
+      const g = await spawnServe(['--state', join(dir, 'speech-state'), '--providers', providers, '--record', speechDir], { HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg') });
+      started.push({ g, stderr: () => '' });
+      const res = await fetch(`${g.info.api_root}/v1/audio/speech`, { method: 'POST', headers: { authorization: `Bearer ${g.info.management_key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/tts', voice: 'alloy', input: 'the tide comes in' }) });
+      expect(res.status).toBe(200);
+      const reader = res.body!.getReader();
+      let heard = 0;
+      while (heard < 4096) heard += (await reader.read()).value!.length;
+      const partialFile = () => readdirSync(speechDir).find((f) => f.endsWith('.json.partial'));
+      // The head and both pieces on disk while the answer is still under way (before: no file until its end).
+      const onDisk = () => readFileSync(join(speechDir, partialFile() ?? 'none'), 'utf8').trimEnd().split('\n').slice(1).reduce((n, l) => n + Buffer.from((JSON.parse(l) as { base64: string }).base64, 'base64').length, 0);
+      await vi.waitFor(() => expect(onDisk()).toBe(4096), SETTLE);
+      g.child.kill('SIGKILL');
+      await g.exited;
+      void reader.cancel().catch(() => undefined);
+
+      expect(readdirSync(speechDir).filter((f) => f.endsWith('.json'))).toEqual([]);
+      const [head, ...pieces] = readFileSync(join(speechDir, partialFile()!), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+      expect(head.partial).toMatch(/kill -9/);
+      expect([head.provider, head.endpoint, head.response.status, head.response.audio]).toEqual(['tts', 'speech', 200, undefined]);
+      expect(head.request.body).toMatchObject({ model: 'tts-1', voice: 'alloy', input: 'the tide comes in' });
+      expect(Buffer.concat(pieces.map((p) => Buffer.from(p.base64, 'base64')))).toEqual(Buffer.concat([Buffer.alloc(2048, 1), Buffer.alloc(2048, 2)]));
+      for (const p of pieces) expect(Object.keys(p).sort()).toEqual(['after_ms', 'base64']);
+    } finally {
+      for (const end of held) end();
+      await tts.close();
+    }
   });
 });

@@ -79,3 +79,24 @@ describe('router embed', () => {
     expect(t.requests()).toHaveLength(0);
   });
 });
+
+// router serve's own embeddings walk `model` then `models` as chat's and the gateway's do (routing/embed.ts):
+// before, an id of `model` that names no embedding model was a 400 whatever `models` listed after it.
+describe('router serve embeddings with a models list', () => {
+  it('pass over an id that names no embedding model for the next, and say so with --router-metadata', async () => {
+    const r = await t.run(['embed', 'hi', '--model', 'nosuch/model', '--models', 'local/echo,local/embed', '--dimensions', '2', '--router-metadata']);
+    expect(r.code, r.stderr).toBe(0);
+    const answer = JSON.parse(r.stdout) as { model: string; data: unknown[] };
+    expect([answer.model, answer.data.length]).toEqual(['local/embed', 1]);
+    expect(r.stderr).toContain('router: embeddings: nosuch/model -> local/embed via local-alpha (attempt 3); passed over: none (nosuch/model is not a valid model ID), none (local/echo is not a valid model ID)\n');
+    const last = sent('/v1/embeddings').at(-1)!.body;
+    expect(last.models).toEqual(['local/echo', 'local/embed']);
+  });
+
+  it('answer the first id\'s 400 when none names an embedding model, and the 404 when no provider is allowed', async () => {
+    const none = await t.run(['embed', 'hi', '--model', 'nosuch/model', '--models', 'local/echo']);
+    expect([none.code, none.stderr]).toEqual([2, 'error: POST /api/v1/embeddings: 400 Bad Request: nosuch/model is not a valid model ID (the list: router models)\n']);
+    const r = await t.run(['embed', 'hi', '--model', 'local/embed', '--provider-only', 'nobody']);
+    expect(r.stderr).toMatch(/404 Not Found: No endpoints found matching your provider preferences/);
+  });
+});

@@ -49,12 +49,15 @@ describe('a failed gateway request asked with --router-metadata', () => {
     const out = args.map((a) => (a === 'out.mp3' ? join(chain.dir, 'out.mp3') : a));
     const r = await router(...out, '--router-metadata');
     expect(r.code, r.stderr).toBe(7);
-    expect(r.stderr).toMatch(/^error: .*502 Bad Gateway: All providers for the requested models are unavailable/);
+    // Said once: the error line names the failure, the attempts' words are in their lines (before: in both).
+    expect(r.stderr.split('\n')[0]).toMatch(/^error: .*502 Bad Gateway: All providers for the requested models are unavailable \(2 attempts below\)$/);
     expect(noted(r.stderr)).toEqual(attemptLines(model));
+    for (const why of ['connection refused', 'Invalid API key']) expect(r.stderr.split(why).length - 1, why).toBe(1);
     expect(r.stdout).toBe('');
     // Not asked: the error line alone, as before.
     const plain = await router(...out);
     expect([plain.code, noted(plain.stderr)]).toEqual([7, []]);
+    expect(plain.stderr).toContain(`unavailable: dead: connection refused (ECONNREFUSED); ${refusedWhy}`);
   });
 
   it('names an id of the list that names no model, and the fallback that answered, for embeddings', async () => {

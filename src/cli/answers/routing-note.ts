@@ -17,17 +17,28 @@ export function noteRouting(io: IO, answer: { router_metadata?: unknown; openrou
  * An error answer's routing metadata (a gateway's failure, asked with --router-metadata): one line each
  * provider tried, and why it failed when the metadata says (`router_metadata`'s `error`; the deployed
  * shape's `status`). Under either name, as both are when both were asked: the words of the richer one.
+ * `message` is the error's own line: the attempts' words it repeats are said once, in their lines.
  */
-export function noteFailedAttempts(io: IO, body: unknown): void {
-  if (!body || typeof body !== 'object') return;
+export function failedAttempts(body: unknown, message: string): { message: string; lines: string[] } {
+  if (!body || typeof body !== 'object') return { message, lines: [] };
   const { router_metadata: router, openrouter_metadata: openrouter } = body as Record<string, unknown>;
   const words = attemptsOf(router);
   const statuses = attemptsOf(openrouter);
   const attempts = words.length ? words : statuses;
-  attempts.forEach((a, i) => {
+  const lines = attempts.map((a, i) => {
     const why = typeof a.error === 'string' ? `: ${a.error}` : typeof (statuses[i] ?? a).status === 'number' ? ` (${String((statuses[i] ?? a).status)})` : '';
-    io.note(`router: attempt ${i + 1}: ${String(a.model)} via ${String(a.provider)} ${a.ok === true || (statuses[i] ?? a).status === 200 ? 'answered' : 'failed'}${why}`);
+    return `router: attempt ${i + 1}: ${String(a.model)} via ${String(a.provider)} ${a.ok === true || (statuses[i] ?? a).status === 200 ? 'answered' : 'failed'}${why}`;
   });
+  return { message: withoutAttempts(message, attempts), lines };
+}
+
+/** The error's line cut before the first attempt's words when it holds every failed attempt's words (a gateway's 502 names them all). */
+function withoutAttempts(message: string, attempts: Record<string, unknown>[]): string {
+  const failed = attempts.filter((a) => a.ok !== true && typeof a.error === 'string' && a.error);
+  const at = failed.map((a) => message.indexOf(a.error as string));
+  if (!failed.length || at.some((i) => i < 0)) return message;
+  const head = message.slice(0, Math.min(...at)).replace(/[\s:;,]+$/, '');
+  return head ? `${head} (${failed.length === 1 ? 'the attempt' : `${failed.length} attempts`} below)` : message;
 }
 
 function attemptsOf(m: unknown): Record<string, unknown>[] {

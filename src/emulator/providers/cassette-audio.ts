@@ -3,10 +3,11 @@ import { ProviderFailure, type AudioReply, type StopSignal } from './types.js';
 
 /**
  * Speech as it is recorded: the audio relayed as it comes, and kept in the cassette piece by piece
- * (base64, with its time since the request) once whole or broken. A refusal (a 400) is kept as its
- * JSON `body` instead, readable.
+ * (base64, with its time since the request) once whole or broken; meanwhile each piece goes to the
+ * partial file too (`partial`, cassette-partial.ts), so a gateway killed -9 mid-answer leaves what it
+ * had relayed. A refusal (a 400) is kept as its JSON `body` instead, readable.
  */
-export function teeAudio(reply: AudioReply, cassette: Cassette, started: number, save: () => void): AudioReply {
+export function teeAudio(reply: AudioReply, cassette: Cassette, started: number, save: () => void, partial: { add<T>(event: T): T; end(): void }): AudioReply {
   const pieces: { after_ms: number; base64: string }[] = [];
   const ok = reply.status >= 200 && reply.status < 300;
   if (ok) cassette.response.audio = pieces;
@@ -15,20 +16,23 @@ export function teeAudio(reply: AudioReply, cassette: Cassette, started: number,
     const whole: Buffer[] = [];
     try {
       for await (const piece of source) {
-        if (ok) pieces.push({ after_ms: Date.now() - started, base64: piece.toString('base64') });
+        if (ok) pieces.push(partial.add({ after_ms: Date.now() - started, base64: piece.toString('base64') }));
         else whole.push(piece);
         yield piece;
       }
+      if (!ok) {
+        cassette.response.after_ms = Date.now() - started;
+        cassette.response.body = parsed(Buffer.concat(whole).toString('utf8'));
+      }
+      save();
     } catch (err) {
       cassette.response.broken = (err as Error).message;
       save();
       throw err;
+    } finally {
+      // After the whole cassette's write (the partial file goes once it is written), or let go unread: it goes either way.
+      partial.end();
     }
-    if (!ok) {
-      cassette.response.after_ms = Date.now() - started;
-      cassette.response.body = parsed(Buffer.concat(whole).toString('utf8'));
-    }
-    save();
   }
   return { ...reply, audio: audio() };
 }

@@ -63,6 +63,13 @@ export class PartialCassette {
   }
 }
 
+/** A recording's partial file, as it comes: `add` an event (`field` of the whole, so not in its head); `end` it once, after the deck's writes so far (`after`). */
+export function partialFor(dir: string, file: string, cassette: { response: object }, field: 'chunks' | 'audio', scrub: (text: string) => string, after: (end: () => Promise<void>) => void) {
+  const partial = new PartialCassette(join(dir, `${file}${PARTIAL}`), () => ({ ...cassette, response: { ...cassette.response, [field]: undefined } }), scrub);
+  let over = false;
+  return { add: <T>(event: T): T => partial.add(event), end: () => void (over || ((over = true), after(() => partial.end()))) };
+}
+
 /**
  * Partial cassettes a killed gateway left in `dir`, said on stderr at the start: `--replay` answers
  * none of them (the request is a miss); `--record` and `--record-missing` remove them, so the request

@@ -8,7 +8,7 @@ import { failAgain, failed, gone, recordedRefusalHint, replay } from './cassette
 import { visible } from '../../internal/visible.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { inOrder, matchKey, nearestTake, takesByRequest, writeCassetteFile, type Endpoint, type Take } from './cassette-folder.js';
-import { PARTIAL, PartialCassette, partialLeftovers, scrubbed } from './cassette-partial.js';
+import { partialFor, partialLeftovers, scrubbed } from './cassette-partial.js';
 
 export type { Cassette } from './cassette-format.js';
 export { CassetteFileError, lastTakes, ssePayloadsOf } from './cassette-folder.js';
@@ -169,9 +169,10 @@ export class CassetteDeck {
     }
     const started = Date.now();
     const reply = await this.asked(live, req, key, 'speech', started, () => live.speech!(req));
-    const { cassette, save } = this.blank(live, req, key, 'speech', reply, started);
-    return teeAudio(reply, cassette, started, save);
+    const { cassette, save, file } = this.blank(live, req, key, 'speech', reply, started);
+    return teeAudio(reply, cassette, started, save, this.partialOf(live, file, cassette, 'audio'));
   }
+  private partialOf = (live: Live, file: string, c: Cassette, field: 'chunks' | 'audio') => partialFor(this.dir, file, c, field, (t) => scrubbed(live.secret, t), (end) => (this.writes = this.writes.then(end)));
 
   private async chat(live: Live, req: UpstreamChat, endpoint: Endpoint): Promise<UpstreamReply> {
     const key = matchKey(live.name, req.body, endpoint);
@@ -270,10 +271,9 @@ export class CassetteDeck {
     }
     const chunks: { after_ms: number; data: unknown }[] = (cassette.response.chunks = []);
     const source = reply.events;
-    const partial = new PartialCassette(join(this.dir, `${file}${PARTIAL}`), () => ({ ...cassette, response: { ...cassette.response, chunks: undefined } }), (t) => scrubbed(live.secret, t));
-    let [kept, over] = [false, false];
-    const end = () => over || ((over = true), (this.writes = this.writes.then(() => partial.end())));
-    const keep = () => kept || ((kept = true), save(), end());
+    const partial = this.partialOf(live, file, cassette, 'chunks');
+    let kept = false;
+    const keep = () => kept || ((kept = true), save(), partial.end());
     async function* tee(): AsyncGenerator<string> {
       let lost = false;
       try {
@@ -291,7 +291,7 @@ export class CassetteDeck {
       } finally {
         // Also when the relay let it go at an event it could not relay (an error, garbage): replayed, the same happens.
         if (!lost && !req.signal.aborted) keep();
-        end();
+        partial.end();
       }
     }
     return { ...reply, events: tee() };

@@ -96,7 +96,7 @@ export function checkOutputLimit(model: ModelSpec, asked: number | null | undefi
  * Walks `model` then `models` (fallback), skipping models that are down or have no allowed provider,
  * and ids that are no model here (as the gateway's candidatesFor: a 400 on the first only when none is).
  */
-export function route(body: Body, kind: 'chat' | 'speech'): Routed {
+export function route(body: Body, kind: 'chat' | 'speech' | 'embedding'): Routed {
   const requested = (body.model as string | undefined) ?? (Array.isArray(body.models) ? (body.models[0] as string) : undefined);
   const chain = [...new Set([requested, ...(Array.isArray(body.models) ? (body.models as string[]) : [])].filter((m): m is string => !!m))];
   const candidates = chain.length ? chain.map((id) => knownModel(id, kind)) : [resolveModel(undefined, kind, kind === 'chat' ? 'local/echo' : undefined)];
@@ -121,7 +121,7 @@ export function route(body: Body, kind: 'chat' | 'speech'): Routed {
 
 
 /** The model an id of the chain names, or why it names none (a 400's words). */
-function knownModel(id: string, kind: 'chat' | 'speech'): ModelSpec | Skipped {
+function knownModel(id: string, kind: 'chat' | 'speech' | 'embedding'): ModelSpec | Skipped {
   try {
     return resolveModel(id, kind);
   } catch (err) {

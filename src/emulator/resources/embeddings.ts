@@ -1,9 +1,9 @@
 import type { Ctx } from '../http/http.js';
 import { costOf, countTokens, prng, seedOf } from '../models/models.js';
-import { bad, optEnum, optNumber, optString, pickProvider, resolveModel } from '../http/validate.js';
+import { bad, checkModelsList, optEnum, optNumber, optString } from '../http/validate.js';
 import { reserve } from '../state/billing.js';
-import { HttpError } from '../http/http.js';
-import { genId } from './chat.js';
+import { genId, route } from './chat.js';
+import { metadataFields } from '../routing/routed.js';
 import { Serialized } from '../http/serialized.js';
 import { defineRoutes } from '../http/routes.js';
 import type { ChatGateway } from '../providers/types.js';
@@ -45,7 +45,10 @@ type EmbeddingPlan = ReturnType<typeof checkEmbeddings>;
 
 /** The request's checks and its cost: everything but the vectors. */
 function checkEmbeddings(body: Body, opts: { batch?: boolean }) {
-  const model = resolveModel(body.model, 'embedding');
+  // `model`, then the `models` fallbacks in order, as chat's and the gateway's (routing/embed.ts).
+  checkModelsList(body);
+  const routed = route(body, 'embedding');
+  const { model, provider } = routed;
   // At least 1 (spec); the upper bound is the model's own (model behaviour, named in the message).
   const dims = optNumber(body, 'dimensions', 1, Infinity, true) ?? model.dimensions!;
   if (dims > MAX_EMBEDDING_DIMENSIONS) bad(`${model.id} gives at most ${MAX_EMBEDDING_DIMENSIONS} dimensions, not ${dims}`);
@@ -60,10 +63,8 @@ function checkEmbeddings(body: Body, opts: { batch?: boolean }) {
   if (inputs.length * dims > MAX_NUMBERS) {
     bad(`${model.id} answers at most ${MAX_NUMBERS} numbers per request (inputs x dimensions): ${inputs.length} x ${dims} is ${inputs.length * dims}`);
   }
-  const provider = pickProvider(model, body.provider);
-  if (!provider) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
   const tokens = inputTokens(body.input);
-  return { model, dims, format, inputs, provider, tokens, cost: costOf(model, tokens, 0).cost };
+  return { model, dims, format, inputs, provider, routed, tokens, cost: costOf(model, tokens, 0).cost };
 }
 
 function item(plan: EmbeddingPlan, index: number) {
@@ -103,7 +104,7 @@ async function handleEmbeddings(ctx: Ctx, gateway?: ChatGateway): Promise<void> 
   if (gateway?.takesEmbeddings(body)) return gateway.embed(ctx, body);
   const sessionId = ctx.sessionId(body);
   const plan = checkEmbeddings(body, {});
-  const head = answer(plan, 0);
+  const head = Object.assign(answer(plan, 0), metadataFields(plan.routed, 'embeddings', ctx.wantsRouterMetadata()));
   ctx.generation = head.id;
   ctx.servedBy = { model: plan.model.id, provider: plan.provider };
   await reserve(ctx, plan.cost);

@@ -15,13 +15,20 @@ export { noEndpoints } from './no-endpoints.js';
  */
 export function passOver(err: unknown, c: Candidate, passed: Attempt[], hide: (text: string) => string = (t) => t): void {
   if (!(err instanceof ProviderFailure)) throw err;
-  passed.push({ provider: c.slug, model: c.model.id, error: `${hide(err.message)}${err.hint ? `: ${err.hint}` : ''}`, status: err.status, retryAfter: err.retryAfter, ...(err.reason === 'missing' && { missing: true as const }) });
+  passed.push({ provider: c.slug, model: c.model.id, error: `${hide(err.message)}${err.hint ? `: ${err.hint}` : ''}`, status: err.status, retryAfter: err.retryAfter, ...(err.reason === 'missing' && { missing: true as const }), ...(lasting(err) && { lasting: true as const }) });
   if (err.reason === 'stopping') throw allFailed(passed);
 }
 
+/** Statuses a provider may answer otherwise soon: a timeout, a conflict, too early, too many requests (else a 4xx is its last word). */
+const PASSING_4XX = new Set([408, 409, 425, 429]);
+const lasting = (err: ProviderFailure) =>
+  err.reason === 'refused' || err.reason === 'unavailable' || err.reason === 'missing' || (err.reason === 'status' && err.status !== undefined && err.status >= 400 && err.status < 500 && !PASSING_4XX.has(err.status));
+
 /**
  * The answer when every candidate failed: a 502 naming each failure; a 429 when each was a 429 (the
- * caller should wait, not give up). When every provider said when to come back (`Retry-After` in
+ * caller should wait, not give up). The 502 says `x-should-retry: false` (openai-node's header, which
+ * our client honours too) when each failure would come again: every provider was asked already, so a
+ * client's retry would only ask them all again. A 5xx, a timeout or a break of any one leaves the choice to the client. When every provider said when to come back (`Retry-After` in
  * seconds or as an HTTP date), the answer says the soonest, in that provider's words. A replay that
  * found no cassette for any of them is a 404 naming the nearest cassette.
  */
@@ -35,6 +42,7 @@ export function allFailed(passed: Attempt[], fields?: Record<string, unknown>): 
   const why = asked.length && skipped.length ? `${asked.map((a) => a.error).join('; ')}; passed over, no provider asked: ${skipped.join('; ')}` : passed.map((a) => a.error).join('; ');
   const retryAfter = soonestRetry(asked);
   const headers: Record<string, string> = retryAfter ? { 'retry-after': retryAfter } : {};
+  if (asked.every((a) => a.lasting)) headers['x-should-retry'] = 'false';
   if (!asked.length || asked.some((a) => a.status !== 429)) return new HttpError(502, `All providers for the requested models are unavailable: ${why}`, 'provider_unavailable', headers, fields);
   return new HttpError(429, `All providers for the requested models are rate limited: ${why}`, undefined, headers, fields);
 }
