@@ -10,6 +10,7 @@ import { usage } from '../exit-codes.js';
 import { boundNote, guardSpend, FIXED_SPEND_FLAGS } from '../spend/spend-guard.js';
 import { providerFrom, readJsonFile, readTextFile } from '../io/input.js';
 import { blankInput } from '../../internal/blank.js';
+import { tabLine } from '../io/described.js';
 
 const FLAGS = {
   session: SESSION_FLAGS.session,
@@ -184,5 +185,5 @@ async function runDecide(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<voi
   if (io.stdoutTTY) {
     const { table } = await import('../io/table.js');
     io.out(table(io, ['question', 'type', 'answer', 'confidence', 'probabilities'], rows));
-  } else for (const r of rows) io.out(`${r.join('\t')}\n`);
+  } else for (const r of rows) io.out(tabLine(r));
 }

@@ -11,6 +11,7 @@ import { integerIn } from '../flags/options.js';
 import { costText, roundCost } from '../../internal/round-cost.js';
 import type { Totals } from './usage-activity.js';
 import { counted } from '../../internal/counted.js';
+import { tabLine } from '../io/described.js';
 
 /** Calls counted at their bound (a ledger line's `unsettled`: a cut, a kill) that no --reconcile line has settled yet. */
 interface Unsettled {
@@ -157,7 +158,7 @@ async function printTotals(ctx: RunContext<FlagValues<typeof FLAGS>>, { from, no
   const summed = { ...total, cost: roundCost(total.cost) };
   if (opts.json) return io.json({ since: new Date(from).toISOString(), until: now.toISOString(), by: opts.by, rows: rows.map((r) => ({ ...r, key: r.key || null })), total: summed, budgets, ...(unsettled ? { unsettled } : {}) });
   const lines = [...rows, { key: 'total', ...summed }].map((r) => [r.key || (io.stdoutTTY ? '-' : ''), String(r.calls), String(r.prompt_tokens), String(r.completion_tokens), String(r.total_tokens), `${io.stdoutTTY ? '$' : ''}${costText(r.cost)}`]);
-  if (!io.stdoutTTY) return void io.out(`${lines.map((r) => r.join('\t')).join('\n')}\n`);
+  if (!io.stdoutTTY) return void io.out(lines.map((r) => tabLine(r)).join(''));
   const { table } = await import('../io/table.js');
   io.out(table(io, [opts.by, 'calls', 'prompt', 'completion', 'total tokens', 'cost'], lines));
   const keptPart = budgets.length ? (await import('../../kit/spend/budget.js')).keptPart : undefined;

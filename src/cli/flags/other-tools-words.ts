@@ -193,10 +193,13 @@ export function llmLogsWord(search: readonly string[]): string | undefined {
 
 /**
  * A profile not found where `-p NAME` was given to a command that takes --param (chat, responses): llm's
- * `-p NAME VALUE` gives a template's parameter, and that is likelier meant than a profile never made.
+ * `-p NAME VALUE` gives a template's parameter, and that is likelier meant than a profile never made (unless one of
+ * a near name exists).
  */
 export function paramMeant(err: unknown, takesParam: boolean, profile: string | undefined): unknown {
   if (!takesParam || !profile || !(err instanceof Error) || err.name !== 'SettingsError' || !err.message.startsWith(`no profile "${profile}"`)) return err;
+  // A profile of a near name (`locla` for local) is the likelier meaning: its guess is said alone.
+  if (err.message.includes('(did you mean ')) return err;
   err.message += ` (llm's -p NAME VALUE is --param NAME VALUE here; -p is --profile)`;
   return err;
 }

@@ -6,6 +6,7 @@
  */
 import type { IO } from './io.js';
 import { textWidth } from '../markdown/runs.js';
+import { visible } from '../../internal/visible.js';
 
 type Fields = readonly (readonly [string, string | number])[];
 
@@ -14,11 +15,21 @@ type Fields = readonly (readonly [string, string | number])[];
  * lines, the names aligned, as a table too wide for the terminal shows each row; piped, `name<TAB>value` lines.
  */
 export function described(io: IO, fields: Fields): string {
-  return io.stdoutTTY ? aligned(fields) : fields.map(([k, v]) => `${k}\t${v}\n`).join('');
+  // Values are often a server's words: a tab or line break in one would split its line, an escape drive the terminal.
+  const shown = fields.map(([k, v]) => [k, visible(String(v))] as const);
+  return io.stdoutTTY ? aligned(shown) : shown.map((f) => tabLine(f)).join('');
 }
 
 /** `name  value` lines, the names padded to the longest; `paint`: a table's head color for its column names. */
 export function aligned(fields: Fields, paint = (name: string) => name): string {
   const width = Math.max(...fields.map(([k]) => textWidth(k)));
   return fields.map(([k, v]) => `${paint(`${k}${' '.repeat(width - textWidth(k))}`)}  ${v}\n`).join('');
+}
+
+/**
+ * One piped line of tab-separated fields: a tab, line break or escape in a field (often a server's or a user's words)
+ * shown escaped (\t, \n, \u001b), so each line stays one record of as many fields as it names.
+ */
+export function tabLine(fields: readonly (string | number)[]): string {
+  return `${fields.map((f) => visible(String(f))).join('\t')}\n`;
 }

@@ -1,6 +1,6 @@
 import Table from 'cli-table3';
 import type { IO } from './io.js';
-import { aligned } from './described.js';
+import { aligned, tabLine } from './described.js';
 import { textWidth } from '../markdown/runs.js';
 
 /**
@@ -11,7 +11,7 @@ import { textWidth } from '../markdown/runs.js';
  * a block of "column  value" lines, nothing cut.
  */
 export function table(io: IO, head: string[], rows: (string | number)[][], fit?: number): string {
-  if (!io.stdoutTTY) return rows.map((r) => `${r.join('\t')}\n`).join('');
+  if (!io.stdoutTTY) return rows.map((r) => tabLine(r)).join('');
   const make = (colWidths: (number | null)[] = []) => {
     const t = new Table({ head, colWidths, style: { head: io.color ? ['cyan'] : [], border: io.color ? ['grey'] : [] } });
     // Cut here, a letter at a time: cli-table3 cuts UTF-16 units, half an emoji shown as �. Keys hidden before the cut.

@@ -1,7 +1,7 @@
 import { isTerminalBatchStatus } from '../../../client/facts.js';
 import type { Batch } from '../../../client/types.js';
 import type { IO } from '../../io/io.js';
-import { described } from '../../io/described.js';
+import { described, tabLine } from '../../io/described.js';
 
 /** A time the service gave, as a date; one no date can hold (a server's slip) as the number it sent. */
 const iso = (seconds: number) => {
@@ -27,7 +27,7 @@ export const TSV_FIELDS = ['id', 'status', 'endpoint', 'model', 'completed/faile
  * tab-separated: id, status, endpoint, model, completed/failed/total, created (ISO 8601 UTC).
  */
 export function tsvLine(b: Batch): string {
-  return `${[b.id, b.status, b.endpoint, b.model, counts(b), iso(b.created_at)].join('\t')}\n`;
+  return tabLine([b.id, b.status, b.endpoint, b.model, counts(b), iso(b.created_at)]);
 }
 
 /** Columns for the terminal table, dropped from the right (then truncated) to fit `width`. */

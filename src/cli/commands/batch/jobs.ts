@@ -8,6 +8,7 @@ import { jobSummary, totals } from '../../../batch/job/progress.js';
 import { jobsDir, listJobs, loadJob, type JobRecord } from '../../../batch/job/store.js';
 import { visible } from '../../../internal/visible.js';
 import { counted, grouped } from '../../../internal/counted.js';
+import { tabLine } from '../../io/described.js';
 
 function stateOf(job: JobRecord): string {
   const t = totals(job);
@@ -31,7 +32,7 @@ export async function describeJob(job: JobRecord, io: IO): Promise<string> {
     s.request_counts ? `${s.request_counts.completed}/${s.request_counts.failed}/${s.request_counts.total}` : none,
     s.usage?.cost !== undefined ? s.usage.cost.toFixed(6) : none,
   ]);
-  if (!io.stdoutTTY) return rows.map((r) => r.join('\t')).join('\n') + '\n';
+  if (!io.stdoutTTY) return rows.map((r) => tabLine(r)).join('');
   const { table } = await import('../../io/table.js');
   return [
     `${job.id}  ${stateOf(job)}  ${visible(job.input.path)}`,

@@ -2,6 +2,7 @@
 import { defineCommand, defineGroup } from '../../define.js';
 import { visible } from '../../../internal/visible.js';
 import { collectionsOf } from './send.js';
+import { tabLine } from '../../io/described.js';
 
 const list = defineCommand({
   name: 'list',
@@ -17,7 +18,7 @@ const list = defineCommand({
     if (!all.length) return io.info('no collections yet: router embed TEXT -c NAME --id ID, or router embed-multi NAME FILE');
     const rows = all.map((c) => [c.name, c.model, String(c.count)].map((f) => visible(f)));
     if (io.stdoutTTY) return void io.out((await import('../../io/table.js')).table(io, ['name', 'model', 'entries'], rows, 2));
-    io.out(rows.map((r) => `${r.join('\t')}\n`).join(''));
+    io.out(rows.map((r) => tabLine(r)).join(''));
   },
 });
 

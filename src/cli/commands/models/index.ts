@@ -7,6 +7,7 @@ import { renderTable } from '../batch/format.js';
 import { FILTER_FLAGS, filterModels, fitColumns, modelRow, sortModels, unknownFilter } from './filter.js';
 import type { Model } from '../../../client/resources/models.js';
 import { options } from './options.js';
+import { tabLine } from '../../io/described.js';
 
 /** The top-level fields of the JSON printed (for lists: of each item), for `--json FIELDS`. */
 const MODEL = ['id', 'canonical_slug', 'hugging_face_id', 'name', 'created', 'description', 'context_length', 'architecture', 'pricing', 'top_provider', 'per_request_limits', 'supported_parameters', 'default_parameters', 'supported_voices', 'reasoning', 'links', 'expiration_date', 'knowledge_cutoff'];
@@ -64,7 +65,7 @@ async function runModels(ctx: RunContext<FlagValues<typeof FLAGS>>, search: stri
   // Nothing matched what was asked: said on stderr however the list is printed, exit 1 (as grep).
   const none = !found.length && (search.length || unknown || opts.inputModality || opts.outputModality || opts.supports?.length) ? await noMatch(all, search, opts, unknown?.line) : undefined;
   if (opts.json) io.json(found);
-  else if (!io.stdoutTTY) io.out(found.map((m) => `${modelRow(m, '').join('\t')}\n`).join(''));
+  else if (!io.stdoutTTY) io.out(found.map((m) => tabLine(modelRow(m, ''))).join(''));
   else if (found.length) {
     const chalk = io.color ? (await import('chalk')).default : undefined;
     const fitted = fitColumns(found.map((m) => modelRow(m, '-')), io.columns!);
