@@ -13,7 +13,7 @@ import { docsInHelp, helpAfterText, helpWidth } from './io/installed-docs.js';
 import { narrowItems } from './io/narrow-help.js';
 import { withKnownKeysHidden } from '../config/known-keys.js';
 import { takesNextWord } from './flags/value-word.js';
-import { otherToolsHint } from './flags/other-tools-words.js';
+import { oneWordPrompt, otherToolsHint } from './flags/other-tools-words.js';
 import type { JsonTarget } from './io/json-output.js';
 
 /** A command: `group`, where `router --help` lists it. */
@@ -188,7 +188,8 @@ function choiceHint(text: string, cmd: Command): string {
   const command = /^unknown command '([^']+)'/.exec(text);
   const alias = command && (FLAG_COMMANDS[`${cmd.name()} ${command[1]!}`] ?? COMMAND_ALIASES[command[1]!]?.find((a) => cmd.commands.some((c) => c.name() === a)));
   if (alias) return ` (did you mean ${alias}?)`;
-  return command ? didYouMean(command[1]!, cmd.commands.map((c) => c.name())) : '';
+  if (!command) return '';
+  return didYouMean(command[1]!, cmd.commands.map((c) => c.name())) || (cmd.parent ? '' : oneWordPrompt(command[1]!, Object.entries(COMMAND_ALIASES).flat(2)));
 }
 
 /** Commander's message as one line (its "did you mean …?" kept), then where to look. */

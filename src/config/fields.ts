@@ -31,6 +31,8 @@ export interface Profile {
 
 export const PROFILE_FIELDS = ['api_key', 'management_key', 'api_root', 'model', 'voice', 'speech_model', 'embed_model', 'log', 'daily_budget', 'monthly_budget', 'api_key_command', 'management_key_command', 'app_url', 'app_title', 'app_categories', 'batches_path', 'mcp'] as const;
 export type ProfileField = (typeof PROFILE_FIELDS)[number];
+/** Calls are logged unless a profile's log is off (or --no-log, ROUTER_NO_LOG=1). */
+export const LOG_DEFAULT = 'on';
 /** Settings that hold a model id (`<author>/<slug>`). */
 export const MODEL_FIELDS: readonly ProfileField[] = ['model', 'speech_model', 'embed_model'];
 /** The environment variable that overrides each default of an operation. */

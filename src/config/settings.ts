@@ -1,4 +1,4 @@
-import { ATTRIBUTION_ENV, BATCHES_PATH_ENV, BUDGET_ENV, checkBatchesPath, DEFAULT_ENV, DEFAULT_PROFILE, isProfileName, KEY_ENV, MCP_ENV, mcpServers, SettingsError, shownName, type ProfileField } from './fields.js';
+import { ATTRIBUTION_ENV, BATCHES_PATH_ENV, BUDGET_ENV, checkBatchesPath, DEFAULT_ENV, DEFAULT_PROFILE, isProfileName, LOG_DEFAULT, KEY_ENV, MCP_ENV, mcpServers, SettingsError, shownName, type ProfileField } from './fields.js';
 import { didYouMean } from '../internal/did-you-mean.js';
 import { isBlank } from '../internal/blank.js';
 import { switchOn } from '../internal/env-switch.js';
@@ -196,7 +196,7 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
     appCategories: pick('appCategories', ATTRIBUTION_ENV.app_categories, 'app_categories'),
     batchesPath: batchesPath === undefined ? undefined : checkBatchesPath(batchesPath, sourceName(from.batchesPath!)),
     mcp: mcpServers(pick('mcp', MCP_ENV, 'mcp')),
-    log: !switchOn(env.ROUTER_NO_LOG) && profile?.log !== 'off',
+    log: !switchOn(env.ROUTER_NO_LOG) && (profile?.log ?? LOG_DEFAULT) !== 'off',
     from,
     ...(overridden.length ? { overridden } : {}),
   };

@@ -112,7 +112,29 @@ describe('profiles', () => {
       expect(await t.run(args, { env })).toMatchObject({ code: 5, stdout: '', stderr: 'error: no profile "zzzz"; see router config list\n' });
     }
     expect(await t.run(['config', 'get', 'model'], { env: { ...env, ROUTER_PROFILE: 'zzzz' } })).toMatchObject({ code: 5, stderr: 'error: no profile "zzzz"; see router config list\n' });
-    expect(await t.run(['config', 'get', 'voice'], { env })).toMatchObject({ code: 5, stderr: 'error: voice is not set in profile "default"\n' });
+    expect(await t.run(['config', 'get', 'voice'], { env })).toMatchObject({ code: 5, stdout: '', stderr: 'error: voice is not set in profile "default" (router config set voice VALUE; ROUTER_VOICE goes before it)\n' });
+  });
+
+  it('config get of a setting not set says its default, where router has one, and how each setting is set', async () => {
+    const env = { ROUTER_CONFIG_DIR: join(t.dir, 'get-defaults') };
+    expect((await t.run(['config', 'set', 'model', 'local/lorem'], { env })).code).toBe(0);
+    // Logging is on with nothing set: the answer says so rather than only "not set".
+    expect(await t.run(['config', 'get', 'log'], { env })).toMatchObject({
+      code: 5,
+      stdout: '',
+      stderr: 'error: log is not set in profile "default": its default is on (router config set log on|off; ROUTER_NO_LOG=1 or --no-log turn it off)\n',
+    });
+    expect((await t.run(['config', 'get', 'api_root'], { env })).stderr).toContain(': its default is https://openrouter.ai/api (router config set api_root VALUE; ROUTER_API_ROOT goes before it)');
+    expect((await t.run(['config', 'get', 'api_key'], { env })).stderr).toContain('(printf %s "$KEY" | router config set api_key; ROUTER_API_KEY goes before it; router login)');
+    // Every setting, from the list the command's help shows, says how it is set.
+    const help = (await t.run(['config', 'get', '--help'], { env })).stdout;
+    const fields = /Arguments:\s+setting\s+([\s\S]*?)\n\nOptions/.exec(help)![1]!.split(/[|\s]+/).filter(Boolean);
+    expect(fields.length).toBeGreaterThan(10);
+    for (const f of fields.filter((x) => x !== 'model')) {
+      const r = await t.run(['config', 'get', f], { env });
+      expect(r, f).toMatchObject({ code: 5, stdout: '' });
+      expect(r.stderr, f).toMatch(new RegExp(`^error: ${f} is not set in profile "default"(: its default is \\S+)? \\((printf %s "\\$KEY" \\| )?router config set ${f}\\b[^\\n]*\\)\\n$`));
+    }
   });
 
   it('config unset removes a setting (a budget stops holding calls); one not set is left as it is; a tiny budget is kept as typed', async () => {

@@ -81,6 +81,29 @@ describe('a prompt given to router itself, as llm and aichat take one: router ch
     expect((await u.run([`${'word '.repeat(30)}end`])).stderr).toContain(`router chat "${'word '.repeat(12)}…"`);
   });
 
+  it('one word given to router that is no command and near none is a prompt too; a typo or a command word keeps its guess', async () => {
+    const u = user();
+    expect(await u.run(['hello'])).toMatchObject({ code: 2, stdout: '', stderr: `error: unknown command 'hello' (a prompt is router chat here: router chat "hello"); see "router --help"\n` });
+    expect((await u.run(['chta'])).stderr).toBe(`error: unknown command 'chta' (did you mean chat?); see "router --help"\n`);
+    for (const word of ['ls', 'list', '42', 'a.txt']) expect((await u.run([word])).stderr, word).toBe(`error: unknown command '${word}'; see "router --help"\n`);
+    // Below the top, a word is a mistyped subcommand, never a prompt.
+    expect((await u.run(['models', 'hello'])).stderr).not.toContain('router chat');
+  });
+
+  it("--session is the service's session id: a person at a terminal is told where conversations are, a script is not", async () => {
+    const u = user();
+    const note = "note: --session is the service's session id (it groups calls; nothing is kept here): a conversation kept here is --conversation NAME, -c goes on with the last (router conversations list)\n";
+    const shown = await u.run(['chat', '--session', 's1', '--model', 'local/echo', 'hi'], { tty: { stderr: true } });
+    expect(shown).toMatchObject({ code: 0, stdout: 'hi\n' });
+    expect(shown.stderr.split(note).length - 1).toBe(1);
+    // Piped, as a script that means the service's session runs it: the answer alone, the session id still sent.
+    const piped = await u.run(['chat', '--session', 's1', '--model', 'local/echo', '--json', 'hi']);
+    expect(piped).toMatchObject({ code: 0, stderr: '' });
+    expect((await u.run(['chat', '--session', 's1', '--model', 'local/echo', '--dry-run', 'hi'])).stdout).toContain('"session_id": "s1"');
+    // One who names a conversation knows where they are.
+    expect((await u.run(['chat', '--session', 's1', '--conversation', 'talk', '--model', 'local/echo', 'hi'], { tty: { stderr: true } })).stderr).not.toContain(note);
+  });
+
   it("every top-level flag of aichat's and llm's prompt names where to go", async () => {
     const u = user();
     const bare: string[] = [];

@@ -75,6 +75,12 @@ const AICHAT_TOP: Record<string, string> = {
   '--info': "aichat's --info is router config list here (and router auth status)",
 };
 
+/**
+ * aichat's --session NAME keeps a conversation; router's --session is the service's session id, sent as it is
+ * (scripts pass it meaning that). Said to a person at a terminal, where a newcomer types it.
+ */
+export const SESSION_MEANT = "note: --session is the service's session id (it groups calls; nothing is kept here): a conversation kept here is --conversation NAME, -c goes on with the last (router conversations list)";
+
 /** By the command's path and the flag it does not take (or takes a value of another kind). */
 const FLAGS: Record<string, string> = {
   'router chat -t': "llm's -t TEMPLATE is --role NAME here; -t is --temperature",
@@ -173,6 +179,14 @@ function topHint(word: string): string | undefined {
   const chat = PROMPT_FLAGS[word] ?? FLAGS[`router chat ${word}`];
   if (!chat && !PROMPT_AT_TOP.includes(word)) return undefined;
   return `a prompt is router chat here, its flags after it: router chat ${word} …${chat ? `; ${chat}` : ''}`;
+}
+
+/**
+ * One word at the top that is no command and near none (`router hello`): a prompt, as llm and aichat take it. A word
+ * of commands elsewhere (`ls`, `list`) is left alone: that user meant a command.
+ */
+export function oneWordPrompt(word: string, commandWords: readonly string[]): string {
+  return /^\p{L}[\p{L}'-]*$/u.test(word) && !commandWords.includes(word.toLowerCase()) ? ` (a prompt is router chat here: router chat ${asPrompt(word)})` : '';
 }
 
 /** Where to go instead of a command or flag of another tool (`path`: the command it was given to). */

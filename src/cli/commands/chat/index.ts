@@ -8,6 +8,7 @@ import type { IO } from '../../io/io.js';
 import { StreamError } from '../../../client/errors.js';
 import { cutBlock, haltedUsageLine, printText, shownPieces, shownText, streamToStdout, usageWithSampling } from '../../io/output.js';
 import { buildChatRequest, validateChatOptions } from './request.js';
+import { SESSION_MEANT } from '../../flags/other-tools-words.js';
 import { CHAT_FLAGS, type ChatCommandOptions, type ChatOptions } from './flags.js';
 import type { RunContext } from '../../run.js';
 import { defineCommand } from '../../define.js';
@@ -73,6 +74,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     throw blameRole(err, role, ctx.cmd);
   }
   checkContinueId(ctx);
+  if (opts.session !== undefined && !opts.conversation && !opts.continue) io.info(SESSION_MEANT);
   takeSchemaMulti(opts);
   jqOnSchemaAnswer(opts, ctx.argv);
   if (opts.interactive) {

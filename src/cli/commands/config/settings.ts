@@ -99,7 +99,10 @@ export const get = defineCommand({
     const s = await readStore(io);
     const profile = existingProfileFor(io, s, opts, flags);
     const raw = f === 'api_key' || f === 'management_key' ? await storedKey(s.get(profile), profile, f, io.interrupt) : s.get(profile)?.[f];
-    if (raw === undefined) throw new CliError(`${f} is not set in profile "${profile}"${s.get(profile)?.[`${f}_command` as Field] ? ` (${f}_command gives it)` : ''}`, EXIT.NOT_FOUND);
+    if (raw === undefined) {
+      const byCommand = s.get(profile)?.[`${f}_command` as Field] ? ` (${f}_command gives it)` : '';
+      throw new CliError(`${f} is not set in profile "${profile}"${byCommand || (await import('./unset-setting.js')).whenUnset(f)}`, EXIT.NOT_FOUND);
+    }
     const value = SECRET.includes(f) ? maskKey(raw) : shownValue(raw);
     if (opts.json) io.json({ profile, setting: f, value });
     else io.out(`${value}\n`);

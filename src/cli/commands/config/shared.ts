@@ -79,7 +79,8 @@ export async function storedKey(p: Profile | undefined, profile: string, field: 
 }
 
 /** The variable that goes before each setting of a profile (settings.ts resolveSettings). */
-const ENV_OF: Partial<Record<Field, string>> = { api_key: 'ROUTER_API_KEY', management_key: 'ROUTER_MANAGEMENT_KEY', api_key_command: 'ROUTER_API_KEY', management_key_command: 'ROUTER_MANAGEMENT_KEY', api_root: 'ROUTER_API_ROOT', ...DEFAULT_ENV, ...BUDGET_ENV, ...ATTRIBUTION_ENV, batches_path: BATCHES_PATH_ENV, mcp: MCP_ENV };
+/** The variable that goes before each setting, where one does. */
+export const ENV_OF: Partial<Record<Field, string>> = { api_key: 'ROUTER_API_KEY', management_key: 'ROUTER_MANAGEMENT_KEY', api_key_command: 'ROUTER_API_KEY', management_key_command: 'ROUTER_MANAGEMENT_KEY', api_root: 'ROUTER_API_ROOT', ...DEFAULT_ENV, ...BUDGET_ENV, ...ATTRIBUTION_ENV, batches_path: BATCHES_PATH_ENV, mcp: MCP_ENV };
 
 /**
  * Says (on a terminal, or with --verbose) that a variable of the environment goes before the profile's
