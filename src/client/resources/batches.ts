@@ -3,7 +3,7 @@ import type { Batch, BatchCreateRequest, BatchList, BatchStatus } from '../types
 import { APIError, malformedJson, ProtocolError } from '../errors.js';
 import { ArraySplitter, JSONSplitError } from '../../internal/json-split.js';
 import { bodyError, toConnectionError } from '../connection-errors.js';
-import { Resource, type CallOptions } from './shared.js';
+import { callHeaders, Resource, type CallOptions } from './shared.js';
 import type { HttpCore, RawResponse, RequestOptions } from '../core.js';
 
 /** Where batches live, under the API root: api.md's `{base_url}/batches`, then the deployed service's. */
@@ -136,7 +136,7 @@ export class Batches extends Resource {
       retry: 'unaccepted',
       signal: opts.signal,
       timeoutMs: opts.timeoutMs,
-      headers: opts.headers,
+      headers: callHeaders(opts),
     });
     checkShape(data, SHAPES.batch);
     this.places.onBatch?.(data, 'created');
@@ -158,6 +158,7 @@ export class Batches extends Resource {
       },
       signal: opts.signal,
       timeoutMs: opts.timeoutMs,
+      headers: callHeaders(opts),
     });
     } catch (err) {
       if (!isNoListing(err)) throw err;
@@ -186,7 +187,7 @@ export class Batches extends Resource {
 
   /** The whole batch, results included, parsed in memory. */
   async get(id: string, opts: CallOptions = {}): Promise<Batch> {
-    const data = await this.jsonAt<Batch>(`/${encodeURIComponent(id)}`, { method: 'GET', signal: opts.signal, timeoutMs: opts.timeoutMs });
+    const data = await this.jsonAt<Batch>(`/${encodeURIComponent(id)}`, { method: 'GET', signal: opts.signal, timeoutMs: opts.timeoutMs, headers: callHeaders(opts) });
     checkShape(data, SHAPES.batch);
     this.places.onBatch?.(data, 'seen');
     return data;
@@ -198,7 +199,7 @@ export class Batches extends Resource {
    */
   async getStreaming(id: string, onResult: (json: Buffer, index: number) => void | Promise<void>, opts: CallOptions = {}): Promise<Batch> {
     const suffix = `/${encodeURIComponent(id)}`;
-    const res = await this.atPlace(suffix, { method: 'GET', signal: opts.signal, timeoutMs: opts.timeoutMs });
+    const res = await this.atPlace(suffix, { method: 'GET', signal: opts.signal, timeoutMs: opts.timeoutMs, headers: callHeaders(opts) });
     const pending: Buffer[] = [];
     const splitter = new ArraySplitter('results', (bytes) => {
       pending.push(bytes);

@@ -1,5 +1,5 @@
 import type { Query, RawResponse } from '../core.js';
-import { Resource, type CallOptions } from './shared.js';
+import { callHeaders, Resource, type CallOptions } from './shared.js';
 
 export interface RawRequest {
   method: 'GET' | 'POST' | 'DELETE' | 'PATCH' | 'PUT';
@@ -14,6 +14,6 @@ export interface RawRequest {
 /** Any endpoint, authenticated: the answer whatever its status (transient ones retried, for GET only). */
 export class Raw extends Resource {
   send(req: RawRequest, opts: CallOptions = {}): Promise<RawResponse> {
-    return this.core.send({ method: req.method, path: req.path, base: 'root', query: req.query, headers: req.headers, bodyFactory: req.body === undefined ? undefined : () => req.body!, contentType: req.body === undefined ? undefined : 'application/json', anyStatus: true, retry: req.method === 'GET' ? 'always' : 'unaccepted', signal: opts.signal });
+    return this.core.send({ method: req.method, path: req.path, base: 'root', query: req.query, headers: { ...callHeaders(opts), ...req.headers }, bodyFactory: req.body === undefined ? undefined : () => req.body!, contentType: req.body === undefined ? undefined : 'application/json', anyStatus: true, retry: req.method === 'GET' ? 'always' : 'unaccepted', signal: opts.signal, timeoutMs: opts.timeoutMs });
   }
 }
