@@ -6,5 +6,6 @@ export { BudgetHold, withBudgetLock, heldByOthers, type Held, type HoldCall } fr
 export { appendUsage, ledgerPath, usageFields, type UsageRecord } from './ledger.js';
 export { eachLedgerRecord } from './ledger-read.js';
 export { reconcile, type Reconciled, type ReconcileReport } from './reconcile.js';
+export type { HeldReport, HeldSettled } from './reconcile-held.js';
 export { readPricing, worstBound, usd, usdBound, type Pricing, type CallSize } from './cost-bound.js';
 export { pricesFrom, serviceListPrices, type ListedModel } from './prices.js';

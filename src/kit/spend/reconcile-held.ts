@@ -21,7 +21,7 @@ const LONGEST_CALL_MS = 60 * 60 * 1000;
 export interface HeldSettled {
   id: string;
   time: string;
-  model?: string;
+  model?: string | undefined;
   bound: number;
   charged: number;
 }
