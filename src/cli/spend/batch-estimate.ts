@@ -133,14 +133,9 @@ export async function holdFoundBatch(ctx: RunContext<SpendOptions>, { client, se
   const prices = await pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, [b.model]);
   if (typeof prices === 'string') return `the budgets do not hold batch ${batch.id}: its cost cannot be bounded (${prices})`;
   const e = await estimateFile(b.path, b.endpoint, prices[0]!, undefined, ctx.signal);
-  const { BudgetHold, heldByOthers, holdsDir, withBudgetLock } = await import('./budget-hold.js');
-  const { takeKilledCreate } = await import('../../kit/spend/hold-record.js');
+  const { BudgetHold, withBudgetLock } = await import('./budget-hold.js');
   return withBudgetLock(ctx.env, ctx.signal, async () => {
     try {
-      // The create killed after sending it held this batch's bound (hold-record.ts): that hold is now the batch's.
-      heldByOthers(ctx.env, settings.profile);
-      const rec = { profile: settings.profile, usd: e.bound, api_root: rootKey(settings.apiRoot ?? DEFAULT_API_ROOT) };
-      if (takeKilledCreate(holdsDir(ctx.env), rec, batchHoldPath(ctx.env, batch.id))) return undefined;
       return new BudgetHold(ctx.env, settings.profile, e.bound, { command: commandPath(ctx), api_root: rootKey(settings.apiRoot ?? DEFAULT_API_ROOT), batch: true }).toBatch(ctx.env, batch.id);
     } catch (err) {
       return `the budgets do not hold batch ${batch.id}: ${(err as Error).message}`;

@@ -2,7 +2,7 @@
  * A hold's record on disk (budget-hold.ts), and what becomes of the hold of a process that is gone:
  * stale, and where its call may have been charged, a line in the ledger.
  */
-import { readdirSync, readFileSync, renameSync } from 'node:fs';
+import { renameSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { processAlive, processStart } from '../../internal/process.js';
 import { appendUsage, type UsageRecord } from './ledger.js';
@@ -15,8 +15,6 @@ export const BATCH_HOLD_MAX_AGE_MS = 48 * 3_600_000;
 
 /** The name's start of the hold of a call whose cost could not be written to the ledger. */
 export const UNRECORDED = 'unrecorded-';
-/** The start of the name of a killed batch create's hold: a batch's hold (`batch-…`) whose batch is not known. */
-export const KILLED_CREATE = 'batch-killed-';
 
 /** What a hold says of its call, for the ledger line it becomes if its process is killed before the call's cost is known. */
 export interface HoldCall {
@@ -60,7 +58,7 @@ export function isStale(rec: Partial<HoldRecord>, now = Date.now()): boolean {
 
 /** Whether a stale hold's bound is counted (orphaned()): its call may have been charged, and no ledger line says so. */
 export function orphanBound(rec: Partial<HoldRecord>, now: number): rec is Partial<HoldRecord> & { usd: number; profile: string } {
-  return !rec.settled && typeof rec.usd === 'number' && rec.usd > 0 && typeof rec.profile === 'string' && now - Date.parse(rec.time ?? '') <= (rec.batch ? BATCH_HOLD_MAX_AGE_MS : HOLD_MAX_AGE_MS);
+  return !rec.settled && !rec.batch && typeof rec.usd === 'number' && rec.usd > 0 && typeof rec.profile === 'string' && now - Date.parse(rec.time ?? '') <= HOLD_MAX_AGE_MS;
 }
 
 /**
@@ -72,16 +70,6 @@ export function orphanBound(rec: Partial<HoldRecord>, now: number): rec is Parti
  */
 export function orphaned(env: NodeJS.ProcessEnv, path: string, rec: Partial<HoldRecord>, now: number): number {
   if (!orphanBound(rec, now)) return 0;
-  // A batch create killed after sending: the service may have made the batch, whose id no file here names. Its bound
-  // is held as a batch's is (48 hours), until a rerun that finds the batch takes it over (KILLED_CREATE).
-  if (rec.batch) {
-    try {
-      renameSync(path, join(dirname(path), `${KILLED_CREATE}${basename(path)}`));
-      return rec.usd;
-    } catch {
-      return 0;
-    }
-  }
   if (appendUsage(env, unsettledLine(rec, now)) === undefined) return 0;
   try {
     renameSync(path, join(dirname(path), `${UNRECORDED}${basename(path)}`));
@@ -126,28 +114,4 @@ export const UNSETTLED = 'the cost of this call was not known when it ended: cou
 /** A bound as a ledger cost: up to the service's ten decimals, never below it. */
 export function boundCost(usd: number): number {
   return Math.ceil(usd * 1e10 - 1e-6) / 1e10;
-}
-
-/**
- * The batch a killed create made, found by its rerun: the killed create's hold (KILLED_CREATE, of this profile, root
- * and bound) becomes that batch's, so that the batch is held once. Whether one was taken over. Call it holding the lock.
- */
-export function takeKilledCreate(dir: string, rec: { profile: string; usd: number; api_root: string }, batchPath: string): boolean {
-  let names: string[];
-  try {
-    names = readdirSync(dir).filter((n) => n.startsWith(KILLED_CREATE));
-  } catch {
-    return false;
-  }
-  for (const name of names) {
-    try {
-      const held = JSON.parse(readFileSync(join(dir, name), 'utf8')) as Partial<HoldRecord>;
-      if (held.profile !== rec.profile || held.usd !== rec.usd || held.api_root !== rec.api_root) continue;
-      renameSync(join(dir, name), batchPath);
-      return true;
-    } catch {
-      // Damaged or taken by another rerun meanwhile: the next one.
-    }
-  }
-  return false;
 }
