@@ -72,6 +72,45 @@ describe.each<Flavor>(['spec', 'deployed'])('router serve --flavor %s', (flavor)
     });
   });
 
+  describe("@openrouter/sdk models.list with the OpenAPI's filters and sorts (GET /models)", () => {
+    it('keeps the models each filter names; a bound by a fact no local model has keeps none', async () => {
+      const a = sdk(t.apiKey);
+      const list = async (q: Parameters<typeof a.models.list>[0]) => ids(await a.models.list(q));
+      // Before: every query answered the whole list.
+      expect(await list({ q: 'ECHO' })).toEqual(['local/echo']);
+      expect(await list({ supportedParameters: 'tools' })).toEqual(['local/tools']);
+      expect(await list({ supportedParameters: 'tools,reasoning' })).toEqual([]);
+      expect(await list({ inputModalities: 'text,image' })).toEqual(['local/vision']);
+      expect(await list({ outputModalities: 'all', modelAuthors: 'openai' })).toEqual([]);
+      expect(await list({ providers: 'local-beta' })).not.toContain('local/vision');
+      expect(await list({ context: 10_000_000 })).toEqual([]);
+      expect(await list({ minPrice: 1_000 })).toEqual([]);
+      expect(await list({ category: 'programming' })).toEqual([]);
+      expect(await list({ minIntelligenceIndex: 1 })).toEqual([]);
+      expect(await list({ distillable: 'true' })).toEqual([]);
+      const all = await list({});
+      expect(await list({ maxPrice: 1_000, zdr: 'true', distillable: 'false', arch: 'other' })).toEqual(all);
+      // Sorted by the mean of the prompt and completion prices, ties in the list's order.
+      const models: { id: string; pricing: { prompt: string; completion: string } }[] = [];
+      for await (const page of await a.models.list()) models.push(...page.result.data);
+      const mean = (id: string) => ((p) => Number(p.prompt) + Number(p.completion))(models.find((m) => m.id === id)!.pricing);
+      const cheapest = await list({ sort: 'pricing-low-to-high' });
+      expect(cheapest).toEqual(all.slice().sort((x, y) => mean(x) - mean(y)));
+      expect(cheapest).not.toEqual(all);
+      expect(await list({ sort: 'pricing-high-to-low' })).toEqual(all.slice().sort((x, y) => mean(y) - mean(x)));
+      // Pages of a filtered list page through what the filter keeps.
+      expect(await list({ q: 'o', limit: 2 })).toEqual(all.filter((id) => id.includes('o')));
+    });
+
+    it('refuses a value the OpenAPI does not allow with a 400 naming the parameter', async () => {
+      for (const [q, said] of [['sort=cheap', /^sort must be one of most-popular, /], ['category=poetry', /^category must be one of programming, /], ['context=lots', /^context must be a whole number/], ['max_price=-1', /^max_price must be a number from 0/]] as const) {
+        const res = await fetch(`${t.apiRoot}/v1/models?${q}`, { headers: { authorization: `Bearer ${t.apiKey}` } });
+        expect(res.status, q).toBe(400);
+        expect(((await res.json()) as { error: { message: string } }).error.message, q).toMatch(said);
+      }
+    });
+  });
+
   describe('@openrouter/sdk analytics.getUserActivity (GET /activity)', () => {
     it('parses the rows, with each filter the SDK sends: date, api_key_hash, group_by, workspace_id', async () => {
       const m = sdk(t.managementKey);

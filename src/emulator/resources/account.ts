@@ -1,7 +1,11 @@
 import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
 import { defineRoutes } from '../http/routes.js';
-import { matchingModels, modelPage } from './model-list.js';
+import { listedModel, matchingModels, modelPage } from './model-list.js';
+import { filteredModels } from './model-list-filters.js';
+import { providersOf } from './model-endpoints.js';
+import { MODELS } from '../models/models.js';
+import type { ProviderConfig } from '../providers/config.js';
 import { keyDetails } from './keys.js';
 import type { ChatGateway } from '../providers/types.js';
 import { workspaceUuid } from '../state/workspace-id.js';
@@ -14,7 +18,7 @@ const freeModelDailyLimit = (credits: number) => (credits >= 10 ? 1000 : 50);
  * embedding models; the user's, the same; its count), the calling key and credits (management keys only); keys.ts has the keys; and `POST /_emulator/models {page_size}`
  * (operator), the list's page size when a query names no limit, so that clients page through it.
  */
-export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => {
+export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway; providers?: ProviderConfig[] }) => {
   /**
    * The operator's page size for a query of the model list without `offset` and `limit`
    * (`/_emulator/models`); unset: the whole list. Not the embeddings listing's: no paging of it was
@@ -26,7 +30,10 @@ export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => 
       method: 'GET',
       path: '/v1/models',
       access: 'any',
-      handler: async (ctx: Ctx) => ctx.send(200, modelPage(ctx.url, pageSize, parts.gateway?.listing())),
+      handler: async (ctx: Ctx) => {
+        const listed = filteredModels(ctx.url, parts.gateway?.listing() ?? MODELS.map(listedModel), { now: ctx.store.now() / 1000, providersOf: (id) => providersOf(parts.providers ?? [], id) });
+        ctx.send(200, modelPage(ctx.url, pageSize, listed));
+      },
     },
     {
       method: 'GET',

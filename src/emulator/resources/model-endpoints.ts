@@ -54,6 +54,12 @@ function localEndpoints(m: ModelSpec): Served[] {
   return m.providers.map((provider) => ({ provider, pricing: listed.pricing as Record<string, unknown>, maxCompletionTokens: top.max_completion_tokens, unavailable: m.unavailable }));
 }
 
+/** The providers that serve a listed model: its upstreams' (a gateway's providers file), else the fake model's own. */
+export function providersOf(providers: ProviderConfig[], id: string): string[] {
+  const upstream = upstreamEndpoints(providers, id);
+  return upstream.length ? upstream.map((s) => s.provider) : (MODELS.find((m) => m.id === id)?.providers ?? []);
+}
+
 /** A gateway's upstream model's endpoints: one per provider of the providers file that serves it, at that provider's configured prices ('0' where it has none: the upstream's own cost is charged). */
 function upstreamEndpoints(providers: ProviderConfig[], id: string): Served[] {
   return providers.flatMap((p) => p.models.filter((m) => m.id === id).map((m) => ({
