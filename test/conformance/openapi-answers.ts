@@ -92,7 +92,7 @@ export async function accountAnswers(t: TestEnv, row: (operation: string, check:
   };
 
   const models = row('models', 'answers (ModelsListResponse, 400)');
-  for (const q of ['', '?output_modalities=all', '?limit=2&output_modalities=all', '?offset=6&limit=2&output_modalities=all', '?output_modalities=embeddings,speech', '?limit=0', '?offset=-1']) await answer(models, '/models', `/v1/models${q}`);
+  for (const q of ['', '?output_modalities=all', '?limit=2&output_modalities=all', '?offset=6&limit=2&output_modalities=all', '?output_modalities=embeddings,speech', '?limit=0', '?offset=-1', '?q=echo&supported_parameters=tools', '?input_modalities=image&sort=pricing-high-to-low&limit=1', '?category=programming', '?category=poetry', '?sort=cheap', '?context=lots']) await answer(models, '/models', `/v1/models${q}`);
   await answer(models, '/models', '/v1/models', t.managementKey);
   const more = row('embedding models, count, endpoints', 'answers (listEmbeddingsModels, listModelsUser, listModelsCount, listEndpoints and getModel 200, 404)');
   for (const q of ['', '?limit=1', '?offset=1']) await answer(more, '/embeddings/models', `/v1/embeddings/models${q}`);
