@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, request, type Server } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -122,6 +122,43 @@ describe('router against Prism serving the official OpenAPI', () => {
     const miss = await runCli(['api', '/v1/nowhere'], { env });
     expect(miss.code).toBe(5);
     expect(miss.stderr).toMatch(/^error: GET \/api\/v1\/nowhere: 404/m);
+  });
+});
+
+describe("every option of chat, responses, embed and speak sends a request the OpenAPI allows", () => {
+  // Prism refuses (400) a body its operation's schema does not allow: each command exits 0 only if what it sent passes.
+  const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fe0def46b80000000049454e44ae426082', 'hex');
+  let files: { tools: string; png: string; wav: string; turns: string };
+  beforeAll(() => {
+    // In the suite's own temporary folder, removed with it.
+    files = { tools: join(home, 'tools.json'), png: join(home, 'p.png'), wav: join(home, 'clip.wav'), turns: join(home, 'turns.json') };
+    writeFileSync(files.tools, JSON.stringify([{ type: 'function', function: { name: 'f', description: 'd', parameters: { type: 'object', properties: { a: { type: 'string' } } } } }]));
+    writeFileSync(files.png, PNG);
+    writeFileSync(files.wav, Buffer.concat([Buffer.from('RIFF'), Buffer.alloc(4), Buffer.from('WAVEfmt ')]));
+    writeFileSync(files.turns, JSON.stringify([{ speaker: 'a', text: 'hi' }, { speaker: 'b', text: 'yo' }]));
+  });
+  const M = ['--no-stream', '--model', 'openai/gpt-4'];
+  const routing = ['--session', 's', '--user', 'u', '--provider-only', 'x', '--no-fallbacks', '--router-metadata'];
+
+  it('every option set passes; a departure api.md allows (multi-speaker turns) is refused, so the check can fail', async () => {
+    const runs = (): string[][] => [
+      ['chat', ...M, '-t', '0.5', '--top-p', '0.9', '--max-tokens', '5', '--top-k', '3', '--min-p', '0.1', '--top-a', '0.2', '--frequency-penalty', '0.1', '--presence-penalty', '0.2', '--repetition-penalty', '1.1', '--seed', '3', '--stop', 'x', '--logprobs', '--top-logprobs', '2', '--logit-bias', '50=1', 'hi'],
+      ['chat', ...M, '--response-format', 'json_object', '--reasoning-effort', 'low', '--service-tier', 'flex', '--models', 'a/b', '--provider-order', 'y,z', '--provider-ignore', 'w', '--metadata', 'a=b', ...routing, 'hi'],
+      ['chat', ...M, '--plugin', 'web,max_results=3', '--modalities', 'text,image', '--tools', files.tools, '-a', files.png, '-s', 'sys', 'hi'],
+      ['responses', ...M, '-t', '0.3', '--top-p', '0.8', '--instructions', 'be', '--max-output-tokens', '50', '--reasoning-effort', 'low', '--reasoning-summary', 'auto', '--verbosity', 'low', '--service-tier', 'flex', '--metadata', 'a=b', '--models', 'a/b', ...routing, 'hi'],
+      ['responses', ...M, '--tools', files.tools, '--tool-choice', 'required', '--text-format', 'json_object', '-a', files.png, '--web', '--stop-when', 'step_count=2', '--max-tool-calls', '2', 'hi'],
+      ['embed', '--model', 'openai/text-embedding-3-small', '--dimensions', '8', '--encoding-format', 'base64', '--input-type', 'search_query', '--user', 'u', '--provider-only', 'x', '--no-fallbacks', '--router-metadata', 'hello'],
+      ['speak', '--model', 'openai/gpt-4o-mini-tts', '--voice', 'alloy', '--format', 'pcm', '--speed', '1.2', '--instructions', 'calm', ...routing, '--reference-audio', files.wav, '--reference-text', 'words', '-o', join(home, 'o.pcm'), 'hi'],
+    ];
+    const failed: string[] = [];
+    for (const args of runs()) {
+      const r = await runCli([...args, '--max-retries', '0'], { env });
+      if (r.code !== 0) failed.push(`${args.slice(0, 3).join(' ')}: ${r.stderr.trim()}`);
+    }
+    expect(failed).toEqual([]);
+    // api.md's multi-speaker input (a list of turns) is not in the OpenAPI, whose input is a string.
+    const turns = await runCli(['speak', '--model', 'openai/gpt-4o-mini-tts', '--voice', 'alloy', '--turns', files.turns, '-o', join(home, 't.mp3'), '--max-retries', '0'], { env });
+    expect(turns.stderr).toMatch(/^error: POST \/api\/v1\/audio\/speech: 400 Bad Request/m);
   });
 });
 
