@@ -25,7 +25,8 @@ export type { AnswerShape, FieldKind } from './answer-shape.js';
 export { parseSSE, type FastPath, type SSEEvent } from './sse.js';
 export { checkOptions, optionNames, pickOptions } from './option-names.js';
 export { RESOURCE_CALLS, type Resources } from './resource-calls.js';
-export type { AnsweringOptions, CallOptions, EventStream, EventStreamOptions } from './resources/shared.js';
+export type { AnsweringOptions, CallOptions, EventStream, EventStreamOptions, PlainCallOptions } from './resources/shared.js';
+export type { QueryNames } from './query-names.js';
 export type { Batches, BatchListQuery, BatchHead } from './resources/batches.js';
 export type { Responses, ResponsesRequest, ResponsesResult, ResponsesEvent, ResponseLifecycleEvent, ResponseTextDeltaEvent, ResponseErrorEvent, ResponseOtherEvent } from './resources/responses.js';
 export { decodeEmbedding, type Embeddings, type EmbeddingsRequest } from './resources/embeddings.js';
@@ -39,7 +40,7 @@ export type { ApiKey, CreatedKey, Keys, KeyCreate, KeyLimitReset, KeyListQuery, 
 export type { Generation, GenerationContent, GenerationFeedback, Generations } from './resources/generations.js';
 export type { AccountCredits, Credits } from './resources/credits.js';
 export type { Raw, RawRequest } from './resources/raw.js';
-export type { Decisions } from './resources/decisions.js';
+export type { DecisionOptions, Decisions } from './resources/decisions.js';
 export type { Speech, SpeechRequest, SpeechTurn, SpeechReference, SpeechStream } from './resources/speech.js';
 
 const CLIENT_OPTIONS = optionNames<ClientOptions & { batches?: BatchPlaceOptions | undefined }>()({ apiKey: 1, keyless: 1, apiRoot: 1, timeoutMs: 1, maxRetries: 1, userAgent: 1, headers: 1, onRetry: 1, dispatcher: 1, proxy: 1, batches: 1 });

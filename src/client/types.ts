@@ -199,8 +199,18 @@ export interface EmbeddingResponse {
   object: 'list';
   id?: string | undefined;
   model: string;
+  /** The provider that answered (the service's answers name it, as chat's do). */
+  provider?: string | undefined;
   data: { object: 'embedding'; index: number; embedding: number[] | string }[];
-  usage: { prompt_tokens: number; total_tokens: number; cost?: number | undefined };
+  usage: {
+    prompt_tokens: number;
+    total_tokens: number;
+    cost?: number | undefined;
+    cost_details?: CostDetails | undefined;
+    is_byok?: boolean | undefined;
+    /** Tokens by modality, when the input held two or more (OpenAPI `createEmbeddings`). */
+    prompt_tokens_details?: Record<string, number> | undefined;
+  };
   /** A gateway's routing (`router serve --providers`), when asked with `routerMetadata`. */
   router_metadata?: RouterMetadata | undefined;
   openrouter_metadata?: RouterMetadata | undefined;

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
-import { RESOURCE_CALLS, RouterClient, TimeoutError } from '../../src/client/index.js';
+import { RESOURCE_CALLS, RouterClient, TimeoutError, ValidationError } from '../../src/client/index.js';
 import { emulatorPerFile } from '../support/inprocess-env.js';
 
 // Every call's options are checked against one list (RESOURCE_CALLS): a name in it is accepted, so the call must do
@@ -62,6 +62,33 @@ describe('every option a call accepts is one it reads', () => {
       expect(seen.length, call.label).toBeGreaterThan(0);
       for (const probe of seen) expect(probe, call.label).toBe(call.label);
     }
+    await client.close();
+  });
+
+  it('a session and routing metadata reach the service from every call that takes them, and only those take them', async () => {
+    const { managementKey } = emu.store.firstKeys();
+    const client = new RouterClient({ apiKey: managementKey, apiRoot: emu.apiRoot, maxRetries: 0 });
+    const said: Record<string, string[]> = { sessionId: [], routerMetadata: [] };
+    for (const call of everyCall(client)) {
+      for (const [option, value, header] of [['sessionId', `session-${call.label}`, 'x-session-id'], ['routerMetadata', true, 'x-router-experimental-metadata']] as const) {
+        const from = emu.requestLog.length;
+        const refused = await call.run({ [option]: value }).then(() => false, (err: unknown) => err instanceof ValidationError && err.message.includes(`no option "${option}"`));
+        const seen = emu.requestLog.slice(from).map((r) => r.headers[header]);
+        if (refused) {
+          expect(seen, `${call.label} sent nothing`).toEqual([]);
+          continue;
+        }
+        said[option]!.push(call.label);
+        expect(seen.length, `${call.label} ${option}`).toBeGreaterThan(0);
+        for (const got of seen) expect(got, `${call.label} ${option}`).toBe(value === true ? 'enabled' : value);
+      }
+    }
+    // api.md: a session id on chat, Responses, speech and decisions (and the gateway's embeddings); routing metadata
+    // on routed answers. Before, embeddings dropped its sessionId and decisions its routerMetadata (both taken,
+    // unsent), and batches, keys, credits and the listings took both and sent them to no purpose.
+    const routed = ['chat.create', 'chat.stream', 'chat.streamText', 'responses.create', 'responses.stream', 'embeddings.create', 'speech.create'];
+    expect(said.sessionId!.sort()).toEqual([...routed, 'decisions.create', 'raw.send'].sort());
+    expect(said.routerMetadata!.sort()).toEqual([...routed, 'raw.send'].sort());
     await client.close();
   });
 

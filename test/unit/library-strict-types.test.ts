@@ -8,7 +8,9 @@ import { expect, it } from 'vitest';
 // `new RouterClient({ apiKey: process.env.ROUTER_API_KEY, … })`, was an error (a `string | undefined` given to
 // `apiKey?: string`), as were the options a program passes on from its own (`signal`, a setting it may not have);
 // `err.code` on a `RouterError`, the switch docs/library.md shows, was no property of it; a listed model's
-// `pricing`, `context_length` and `top_provider` were `unknown` (each read a cast). Checked against the
+// `pricing`, `context_length` and `top_provider` were `unknown` (each read a cast). Later (l6): an embeddings
+// answer's `provider`, `usage.cost_details` and `prompt_tokens_details` were no members, and the calls routed to no
+// model took a session and routing metadata they had no use for (batches, credits; decisions' metadata). Checked against the
 // package's src, whose declarations the package ships; only the program's own diagnostics count.
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -30,6 +32,16 @@ export async function main(signal: AbortSignal | undefined, settings: { root?: s
   const price: string | undefined = listed[0]?.pricing?.prompt;
   const room: number | null | undefined = listed[0]?.top_provider?.max_completion_tokens ?? listed[0]?.context_length;
   console.log(price, room, listed[0]?.architecture?.input_modalities?.includes('image'));
+  const embedded = await client.embeddings.create({ model: 'local/embed', input: 'hi' }, { sessionId: settings.id });
+  const by: string | undefined = embedded.provider;
+  const upstream: number | null | undefined = embedded.usage.cost_details?.upstream_inference_cost;
+  console.log(by, upstream, embedded.usage.prompt_tokens_details?.['image_tokens']);
+  // @ts-expect-error: a batch is routed to no model: it takes no session (refused at run time too)
+  await client.batches.list({}, { sessionId: settings.id });
+  // @ts-expect-error: nor do credits take routing metadata
+  await client.credits.get({ routerMetadata: true });
+  // @ts-expect-error: a decision's answer carries no routing metadata
+  await client.decisions.create({ model: 'local/judge', state: 'x', questions: {} }, { routerMetadata: true });
   try {
     await client.models.list();
   } catch (err) {

@@ -1,5 +1,6 @@
-import { Resource, type CallOptions } from './shared.js';
+import { Resource, type PlainCallOptions } from './shared.js';
 import type { AnswerShape } from '../answer-shape.js';
+import { queryNames, wireQuery } from '../query-names.js';
 
 /** One row of the activity: a UTC day, a model and an endpoint (OpenAPI `ActivityItem`). */
 export interface ActivityItem {
@@ -31,12 +32,14 @@ export interface ActivityQuery {
   groupBy?: 'workspace' | undefined;
 }
 
+/** The query's names and the service's for them (OpenAPI `getUserActivity`). */
+export const ACTIVITY_QUERY = queryNames<ActivityQuery>()({ date: 'date', apiKeyHash: 'api_key_hash', userId: 'user_id', workspaceId: 'workspace_id', groupBy: 'group_by' });
+
 const ACTIVITY: AnswerShape = { what: 'the activity', fields: { data: 'array', 'data[]': 'object', 'data[].date': 'string', 'data[].model': 'string', 'data[].usage': 'number', 'data[].requests': 'number' } };
 
 /** What the workspace spent, by day, model and endpoint, over the last 30 completed UTC days, today not yet (`GET {base_url}/activity`, a management key). */
 export class Activity extends Resource {
-  async list(query: ActivityQuery = {}, opts: CallOptions = {}): Promise<ActivityItem[]> {
-    const q = { date: query.date, api_key_hash: query.apiKeyHash, user_id: query.userId, workspace_id: query.workspaceId, group_by: query.groupBy };
-    return (await this.request<{ data: ActivityItem[] }>('GET', '/activity', opts, { query: q }, ACTIVITY)).data;
+  async list(query: ActivityQuery = {}, opts: PlainCallOptions = {}): Promise<ActivityItem[]> {
+    return (await this.request<{ data: ActivityItem[] }>('GET', '/activity', opts, { query: wireQuery(query, ACTIVITY_QUERY) }, ACTIVITY)).data;
   }
 }

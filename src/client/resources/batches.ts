@@ -3,8 +3,9 @@ import type { Batch, BatchCreateRequest, BatchList, BatchStatus } from '../types
 import { APIError, malformedJson, ProtocolError } from '../errors.js';
 import { ArraySplitter, JSONSplitError } from '../../internal/json-split.js';
 import { bodyError, toConnectionError } from '../connection-errors.js';
-import { callHeaders, Resource, type CallOptions } from './shared.js';
+import { callHeaders, Resource, type PlainCallOptions } from './shared.js';
 import type { HttpCore, RawResponse, RequestOptions } from '../core.js';
+import { queryNames, wireQuery } from '../query-names.js';
 
 /** Where batches live, under the API root: api.md's `{base_url}/batches`, then the deployed service's. */
 export const BATCH_PATHS = ['/v1/batches', '/beta/batches'] as const;
@@ -36,6 +37,9 @@ export interface BatchListQuery {
   created_after?: string | number | undefined;
   created_before?: string | number | undefined;
 }
+
+/** The listing's query names, the service's own (api.md, `GET {base_url}/batches`). */
+export const BATCH_LIST_QUERY = queryNames<BatchListQuery>()({ limit: 'limit', after: 'after', status: 'status', created_after: 'created_after', created_before: 'created_before' });
 
 export type BatchHead = Omit<BatchCreateRequest, 'requests'>;
 
@@ -110,7 +114,7 @@ export class Batches extends Resource {
   }
 
   /** Creates a batch from an in-memory request list. */
-  create(params: BatchCreateRequest, opts: CallOptions = {}): Promise<Batch> {
+  create(params: BatchCreateRequest, opts: PlainCallOptions = {}): Promise<Batch> {
     const { requests, ...head } = params;
     return this.createStreaming(head, async function* () {
       for (let i = 0; i < requests.length; i++) yield (i ? ',' : '') + JSON.stringify(requests[i]);
@@ -123,7 +127,7 @@ export class Batches extends Resource {
    * go first in the body, as the service requires. Retried only when the service cannot have
    * accepted the batch, so that a retry never creates a second one.
    */
-  async createStreaming(head: BatchHead, requests: () => AsyncIterable<string | Uint8Array, unknown, undefined>, opts: CallOptions = {}): Promise<Batch> {
+  async createStreaming(head: BatchHead, requests: () => AsyncIterable<string | Uint8Array, unknown, undefined>, opts: PlainCallOptions = {}): Promise<Batch> {
     const { endpoint, model, ...others } = head;
     const prefix = JSON.stringify({ endpoint, model, ...others }).slice(0, -1) + ',"requests":[';
     const data = await this.jsonAt<Batch>('', {
@@ -144,18 +148,12 @@ export class Batches extends Resource {
   }
 
   /** A page of the listing; a service without one answers 404 or 405 (`isNoListing`), and that is remembered. */
-  async list(query: BatchListQuery = {}, opts: CallOptions = {}): Promise<BatchList> {
+  async list(query: BatchListQuery = {}, opts: PlainCallOptions = {}): Promise<BatchList> {
     let data: BatchList;
     try {
       data = await this.jsonAt<BatchList>('', {
       method: 'GET',
-      query: {
-        limit: query.limit,
-        after: query.after,
-        status: query.status,
-        created_after: query.created_after === undefined ? undefined : String(query.created_after),
-        created_before: query.created_before === undefined ? undefined : String(query.created_before),
-      },
+      query: wireQuery(query, BATCH_LIST_QUERY),
       signal: opts.signal,
       timeoutMs: opts.timeoutMs,
       headers: callHeaders(opts),
@@ -172,7 +170,7 @@ export class Batches extends Resource {
   }
 
   /** Follows `last_id`/`has_more` through every page; a cursor that comes again is a listing that does not end. */
-  async *listAll(query: BatchListQuery = {}, opts: CallOptions = {}): AsyncGenerator<BatchList, void, undefined> {
+  async *listAll(query: BatchListQuery = {}, opts: PlainCallOptions = {}): AsyncGenerator<BatchList, void, undefined> {
     let after = query.after;
     const seen = new Set<string>();
     for (;;) {
@@ -186,7 +184,7 @@ export class Batches extends Resource {
   }
 
   /** The whole batch, results included, parsed in memory. */
-  async get(id: string, opts: CallOptions = {}): Promise<Batch> {
+  async get(id: string, opts: PlainCallOptions = {}): Promise<Batch> {
     const data = await this.jsonAt<Batch>(`/${encodeURIComponent(id)}`, { method: 'GET', signal: opts.signal, timeoutMs: opts.timeoutMs, headers: callHeaders(opts) });
     checkShape(data, SHAPES.batch);
     this.places.onBatch?.(data, 'seen');
@@ -197,7 +195,7 @@ export class Batches extends Resource {
    * The batch without holding its results in memory: each result item's JSON bytes go to
    * `onResult` as they arrive (await-able for backpressure); the rest of the batch is returned.
    */
-  async getStreaming(id: string, onResult: (json: Buffer, index: number) => void | Promise<void>, opts: CallOptions = {}): Promise<Batch> {
+  async getStreaming(id: string, onResult: (json: Buffer, index: number) => void | Promise<void>, opts: PlainCallOptions = {}): Promise<Batch> {
     const suffix = `/${encodeURIComponent(id)}`;
     const res = await this.atPlace(suffix, { method: 'GET', signal: opts.signal, timeoutMs: opts.timeoutMs, headers: callHeaders(opts) });
     const pending: Buffer[] = [];

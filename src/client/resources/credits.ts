@@ -1,4 +1,4 @@
-import { Resource, type CallOptions } from './shared.js';
+import { Resource, type PlainCallOptions } from './shared.js';
 import type { AnswerShape } from '../answer-shape.js';
 
 export interface AccountCredits {
@@ -12,7 +12,7 @@ const CREDITS: AnswerShape = { what: 'the credits of the account', fields: { dat
 
 /** The account's credits (`GET {base_url}/credits`, a management key, as the official OpenAPI description has it). */
 export class Credits extends Resource {
-  async get(opts: CallOptions = {}): Promise<AccountCredits> {
+  async get(opts: PlainCallOptions = {}): Promise<AccountCredits> {
     return (await this.request<{ data: AccountCredits }>('GET', '/credits', opts, {}, CREDITS)).data;
   }
 }

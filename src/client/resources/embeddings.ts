@@ -27,6 +27,6 @@ export class Embeddings extends Resource {
   /** `answering`: as chat.create's, the answer's generation id as its head arrives. */
   create(params: EmbeddingsRequest, opts: AnsweringOptions = {}): Promise<EmbeddingResponse> {
     const [call, head] = answeringHead(opts);
-    return this.request('POST', '/embeddings', { signal: call.signal, timeoutMs: call.timeoutMs, headers: call.headers, routerMetadata: call.routerMetadata }, { body: params, retry: 'paid', ...head }, SHAPES.embeddings);
+    return this.request('POST', '/embeddings', call, { body: params, retry: 'paid', ...head }, SHAPES.embeddings);
   }
 }

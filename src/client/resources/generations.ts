@@ -1,4 +1,4 @@
-import { Resource, type CallOptions } from './shared.js';
+import { Resource, type PlainCallOptions } from './shared.js';
 import { SHAPES } from '../answer-shape.js';
 
 /**
@@ -50,17 +50,17 @@ export interface GenerationFeedback {
 
 export class Generations extends Resource {
   /** `GET {base_url}/generation?id=`: a 404 (APIError) for an id the service does not know (yet). */
-  async get(id: string, opts: CallOptions = {}): Promise<Generation> {
+  async get(id: string, opts: PlainCallOptions = {}): Promise<Generation> {
     return (await this.request<{ data: Generation }>('GET', '/generation', opts, { query: { id } }, SHAPES.generation)).data;
   }
 
   /** `GET {base_url}/generation/content?id=` (a management key): the stored prompt and completion; a 404 when none is stored. */
-  async content(id: string, opts: CallOptions = {}): Promise<GenerationContent> {
+  async content(id: string, opts: PlainCallOptions = {}): Promise<GenerationContent> {
     return (await this.request<{ data: GenerationContent }>('GET', '/generation/content', opts, { query: { id } }, SHAPES.generationContent)).data;
   }
 
   /** `POST {base_url}/generation/feedback` (a management key): feedback on one of the workspace's generations. */
-  async feedback(body: GenerationFeedback, opts: CallOptions = {}): Promise<void> {
+  async feedback(body: GenerationFeedback, opts: PlainCallOptions = {}): Promise<void> {
     await this.request<{ data: { success: true } }>('POST', '/generation/feedback', opts, { body }, SHAPES.feedback);
   }
 }

@@ -1,4 +1,4 @@
-import { Resource, type CallOptions } from './shared.js';
+import { Resource, type PlainCallOptions } from './shared.js';
 import { SHAPES } from '../answer-shape.js';
 
 /** The calling key as `GET {base_url}/key` describes it (OpenAPI `getCurrentKey`): label, usage in USD, limit. */
@@ -20,7 +20,7 @@ export interface KeyInfo {
 
 export class Key extends Resource {
   /** What the service knows of the key this client calls with. */
-  async get(opts: CallOptions = {}): Promise<KeyInfo> {
+  async get(opts: PlainCallOptions = {}): Promise<KeyInfo> {
     return (await this.request<{ data: KeyInfo }>('GET', '/key', opts, {}, SHAPES.keyInfo)).data;
   }
 }

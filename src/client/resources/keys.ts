@@ -1,7 +1,8 @@
-import { Resource, type CallOptions } from './shared.js';
+import { Resource, type PlainCallOptions } from './shared.js';
 import type { AnswerShape } from '../answer-shape.js';
 import { Key, type KeyInfo } from './key.js';
 import { ProtocolError, ValidationError } from '../errors.js';
+import { queryNames, wireQuery } from '../query-names.js';
 
 /** When a key's limit starts again (midnight UTC; weeks from Monday), or null for never. */
 export type KeyLimitReset = 'daily' | 'weekly' | 'monthly' | null;
@@ -73,6 +74,9 @@ export interface KeyListQuery {
   workspaceId?: string | undefined;
 }
 
+/** The query's names and the service's for them (OpenAPI `list` of `API Keys`). */
+export const KEY_LIST_QUERY = queryNames<KeyListQuery>()({ offset: 'offset', includeDisabled: 'include_disabled', workspaceId: 'workspace_id' });
+
 const KEY_FIELDS = { hash: 'string', name: 'string', label: 'string' } as const;
 const ONE: AnswerShape = { what: 'an API key', fields: { data: 'object', ...Object.fromEntries(Object.entries(KEY_FIELDS).map(([k, v]) => [`data.${k}`, v])) } };
 const CREATED: AnswerShape = { what: 'a created API key', fields: { ...ONE.fields, key: 'string' } };
@@ -93,22 +97,21 @@ export class Keys extends Resource {
   private readonly own = new Key(this.core);
 
   /** One page of keys from `offset` (disabled ones only with `includeDisabled`). */
-  async list(query: KeyListQuery = {}, opts: CallOptions = {}): Promise<ApiKey[]> {
-    const q = { offset: query.offset, include_disabled: query.includeDisabled === undefined ? undefined : String(query.includeDisabled), workspace_id: query.workspaceId };
-    return (await this.request<{ data: ApiKey[] }>('GET', '/keys', opts, { query: q }, LIST)).data;
+  async list(query: KeyListQuery = {}, opts: PlainCallOptions = {}): Promise<ApiKey[]> {
+    return (await this.request<{ data: ApiKey[] }>('GET', '/keys', opts, { query: wireQuery(query, KEY_LIST_QUERY) }, LIST)).data;
   }
 
   /** A new key: `key` is the key itself, shown by the service only in this answer. Not retried once it may have been made. */
-  async create(body: KeyCreate, opts: CallOptions = {}): Promise<CreatedKey> {
+  async create(body: KeyCreate, opts: PlainCallOptions = {}): Promise<CreatedKey> {
     return this.request<CreatedKey>('POST', '/keys', opts, { body, retry: 'unaccepted' }, CREATED);
   }
 
-  async get(hash: string, opts: CallOptions = {}): Promise<ApiKey> {
+  async get(hash: string, opts: PlainCallOptions = {}): Promise<ApiKey> {
     return (await this.request<{ data: ApiKey }>('GET', path(hash), opts, {}, ONE)).data;
   }
 
   /** Changes the fields given; answers the key as it now is. */
-  async update(hash: string, changes: KeyUpdate, opts: CallOptions = {}): Promise<ApiKey> {
+  async update(hash: string, changes: KeyUpdate, opts: PlainCallOptions = {}): Promise<ApiKey> {
     return (await this.request<{ data: ApiKey }>('PATCH', path(hash), opts, { body: changes }, ONE)).data;
   }
 
@@ -116,13 +119,13 @@ export class Keys extends Resource {
    * Deletes the key: requests with it are refused from then on. Not retried once it may have been done.
    * An answer that does not say `deleted: true` is a ProtocolError: the key may still work.
    */
-  async delete(hash: string, opts: CallOptions = {}): Promise<void> {
+  async delete(hash: string, opts: PlainCallOptions = {}): Promise<void> {
     const answer = await this.request<{ deleted?: unknown }>('DELETE', path(hash), opts, { retry: 'unaccepted' }, DELETED);
     if (answer.deleted !== true) throw new ProtocolError(`the service did not say key ${hash} was deleted ("deleted" is ${JSON.stringify(answer.deleted) ?? 'missing'}): it may still work`);
   }
 
   /** The key this client calls with (`GET /key`, any key): label, usage, limit, whether it is a management key. */
-  async current(opts: CallOptions = {}): Promise<KeyInfo> {
+  async current(opts: PlainCallOptions = {}): Promise<KeyInfo> {
     return this.own.get(opts);
   }
 }

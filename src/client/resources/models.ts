@@ -1,4 +1,4 @@
-import { Resource, type CallOptions } from './shared.js';
+import { Resource, type PlainCallOptions } from './shared.js';
 import { SHAPES } from '../answer-shape.js';
 import { ProtocolError } from '../errors.js';
 
@@ -33,7 +33,7 @@ export class Models extends Resource {
    * Every model, page after page (`links.next`, a path from the service's host). The service lists
    * only text models unless asked: `outputModalities` is `all` unless given (`text`, `embeddings`, ...).
    */
-  async list(opts: CallOptions & { outputModalities?: string | undefined } = {}): Promise<Model[]> {
+  async list(opts: PlainCallOptions & { outputModalities?: string | undefined } = {}): Promise<Model[]> {
     const query = { output_modalities: opts.outputModalities ?? 'all' };
     let page = await this.request<ModelPage>('GET', '/models', opts, { query }, SHAPES.modelList);
     const models = [...page.data];
