@@ -1,5 +1,6 @@
 import { HttpError } from './http.js';
 import { MODEL_ID_PATTERN, PROVIDERS, findModel, type ModelKind, type ModelSpec } from '../models/models.js';
+import { notAModelOfKind } from '../models/model-kind-words.js';
 
 type Body = Record<string, unknown>;
 
@@ -66,7 +67,7 @@ export function resolveModel(id: unknown, kind: ModelKind, fallback?: string): M
   }
   if (typeof id !== 'string' || !MODEL_ID_PATTERN.test(id)) bad(`model must look like <author>/<slug>, got ${JSON.stringify(id)}`);
   const model = findModel(id);
-  if (!model || model.kind !== kind) bad(`${id} is not a valid model ID`);
+  if (!model || model.kind !== kind) bad(notAModelOfKind(id, kind, model?.kind));
   return model;
 }
 

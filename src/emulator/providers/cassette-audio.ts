@@ -5,9 +5,10 @@ import { ProviderFailure, type AudioReply, type StopSignal } from './types.js';
  * Speech as it is recorded: the audio relayed as it comes, and kept in the cassette piece by piece
  * (base64, with its time since the request) once whole or broken; meanwhile each piece goes to the
  * partial file too (`partial`, cassette-partial.ts), so a gateway killed -9 mid-answer leaves what it
- * had relayed. A refusal (a 400) is kept as its JSON `body` instead, readable.
+ * had relayed. A refusal (a 400) is kept as its JSON `body` instead, readable. Audio the caller hung up
+ * on (`signal`), or the gateway's stop cut, is not kept, nor is audio let go unread (`return()`).
  */
-export function teeAudio(reply: AudioReply, cassette: Cassette, started: number, save: () => void, partial: { add<T>(event: T): T; end(): void }): AudioReply {
+export function teeAudio(reply: AudioReply, cassette: Cassette, started: number, save: () => void, partial: { add<T>(event: T): T; end(): void }, signal: StopSignal): AudioReply {
   const pieces: { after_ms: number; base64: string }[] = [];
   const ok = reply.status >= 200 && reply.status < 300;
   if (ok) cassette.response.audio = pieces;
@@ -26,8 +27,12 @@ export function teeAudio(reply: AudioReply, cassette: Cassette, started: number,
       }
       save();
     } catch (err) {
-      cassette.response.broken = (err as Error).message;
-      save();
+      // A caller who hung up, or the gateway stopping, cut it: no answer of the upstream's to keep (a
+      // cassette is whole or not kept); a break of the upstream's is kept where it came, to break there again.
+      if (!signal.aborted && !(err instanceof ProviderFailure && err.reason === 'stopping')) {
+        cassette.response.broken = (err as Error).message;
+        save();
+      }
       throw err;
     } finally {
       // After the whole cassette's write (the partial file goes once it is written), or let go unread: it goes either way.

@@ -170,7 +170,7 @@ export class CassetteDeck {
     const started = Date.now();
     const reply = await this.asked(live, req, key, 'speech', started, () => live.speech!(req));
     const { cassette, save, file } = this.blank(live, req, key, 'speech', reply, started);
-    return teeAudio(reply, cassette, started, save, this.partialOf(live, file, cassette, 'audio'));
+    return teeAudio(reply, cassette, started, save, this.partialOf(live, file, cassette, 'audio'), req.signal);
   }
   private partialOf = (live: Live, file: string, c: Cassette, field: 'chunks' | 'audio') => partialFor(this.dir, file, c, field, (t) => scrubbed(live.secret, t), (end) => (this.writes = this.writes.then(end)));
 

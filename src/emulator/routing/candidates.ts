@@ -1,8 +1,9 @@
 import { bad, checkModelsList } from '../http/validate.js';
-import { MODEL_ID_PATTERN, MODELS } from '../models/models.js';
+import { MODEL_ID_PATTERN, MODELS, type ModelKind } from '../models/models.js';
 import type { LocalModels } from '../providers/local.js';
 import type { ProviderAdapter, ProviderModel } from '../providers/types.js';
 import type { Attempt } from './attempt.js';
+import { notAModelOfKind } from '../models/model-kind-words.js';
 
 type Body = Record<string, unknown>;
 
@@ -116,7 +117,7 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
       for (const c of offered) c.listed = listed;
     }
     if (!offered.length) {
-      unknown.push({ provider: 'none', model: id, error: `${id} is not a valid model ID`, status: 400, unknown: true });
+      unknown.push({ provider: 'none', model: id, error: notAModelOfKind(id, kind, kindElsewhere(catalog, id)), status: 400, unknown: true });
       continue;
     }
     known++;
@@ -138,3 +139,10 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
   passed.push(...unknown);
   return out;
 }
+
+/** The kind of model an id names here when it names none of the kind asked: an upstream's, else a fake one's. */
+function kindElsewhere(catalog: Catalog, id: string): ModelKind | undefined {
+  for (const kind of KINDS) for (const adapter of catalog.upstreams) if (modelsOf(adapter, kind, id).length) return kind;
+  return catalog.local ? MODELS.find((m) => m.id === id)?.kind : undefined;
+}
+const KINDS = ['chat', 'embedding', 'speech'] as const;

@@ -41,7 +41,8 @@ export class Gateway {
   private readonly upstreamIds: Set<string>;
   private readonly embeddingIds: Set<string>;
   private readonly responsesIds: Set<string>;
-  private readonly chatIds: Set<string>;
+  /** Every upstream model's id, of any kind: a request naming one is the gateway's, so a wrong kind is said as such. */
+  private readonly anyIds: Set<string>;
   private readonly sessions = new Sessions();
   private readonly closers: (() => Promise<void>)[] = [];
   private readonly deck: CassetteDeck | undefined;
@@ -65,12 +66,12 @@ export class Gateway {
     this.upstreamIds = new Set(upstreams.flatMap((a) => a.models().filter((m) => m.kind !== 'embedding').map((m) => m.id)));
     this.embeddingIds = new Set(upstreams.flatMap((a) => a.models().filter((m) => m.kind === 'embedding').map((m) => m.id)));
     this.responsesIds = new Set(upstreams.filter((a) => a.responses).flatMap((a) => a.models().filter((m) => (m.kind ?? 'chat') === 'chat').map((m) => m.id)));
-    this.chatIds = new Set(upstreams.flatMap((a) => a.models().filter((m) => (m.kind ?? 'chat') === 'chat').map((m) => m.id)));
+    this.anyIds = new Set(upstreams.flatMap((a) => a.models().map((m) => m.id)));
   }
 
   /** Whether a chat request is the gateway's: it names an upstream model, or the fake models are off. */
   takes(body: Body): boolean {
-    return !this.catalog.local || modelChain(body).some((id) => this.upstreamIds.has(id));
+    return !this.catalog.local || this.namesUpstream(body);
   }
 
   /** The model list: the fake models (unless turned off), then each upstream model once. */
@@ -170,9 +171,9 @@ export class Gateway {
     return answer;
   }
 
-  /** Whether an embeddings request is the gateway's: its `model` or a `models` fallback is an upstream embedding model. */
+  /** Whether an embeddings request is the gateway's: its `model` or a `models` fallback is an upstream model. */
   takesEmbeddings(body: Body): boolean {
-    return modelChain(body).some((id) => this.embeddingIds.has(id));
+    return this.namesUpstream(body);
   }
 
   /** `POST /v1/embeddings` for an upstream model (routing/embed.ts). */
@@ -180,9 +181,9 @@ export class Gateway {
     return embedThrough(ctx, body, this.catalog, this.estimates, (candidates, passed, ask, gone) => this.firstWhole(candidates, passed, ask, true, gone));
   }
 
-  /** Whether a Responses request is the gateway's: it names an upstream chat model (one without `responses: true` is passed over). */
+  /** Whether a Responses request is the gateway's: it names an upstream model (a chat one without `responses: true` is passed over). */
   takesResponses(body: Body): boolean {
-    return modelChain(body).some((id) => this.chatIds.has(id));
+    return this.namesUpstream(body);
   }
 
   /** `POST /v1/responses` through the upstreams that have it, streamed or not, in turn as chat's. */
@@ -228,10 +229,18 @@ export class Gateway {
     }
   }
 
-  /** Whether a speech request is the gateway's: its `model` or a `models` fallback is an upstream speech model. */
+  /** Whether a speech request is the gateway's: its `model` or a `models` fallback is an upstream model. */
   takesSpeech(body: Body): boolean {
-    const chain = modelChain(body);
-    return this.catalog.upstreams.some((a) => a.speech && a.models().some((m) => m.kind === 'speech' && chain.includes(m.id)));
+    return this.namesUpstream(body);
+  }
+
+  /**
+   * Whether the request's `model` or a `models` fallback names an upstream model, of any kind: the routing
+   * then walks the list, an id of another kind passed over (or the 400) in words that say which kind it is and
+   * which route serves it, where the fake models alone would call it no model.
+   */
+  private namesUpstream(body: Body): boolean {
+    return modelChain(body).some((id) => this.anyIds.has(id));
   }
 
   speak(ctx: Ctx, body: Body): Promise<void> {

@@ -76,8 +76,11 @@ export function openrouterMetadata(routed: Routed, api: string, body?: { plugins
   return { ...common, attempts, ...(pipeline.length ? { pipeline } : {}) };
 }
 
-/** The summary's words for the ids passed over, when there were any. */
+/**
+ * The summary's words for the ids passed over, in the chain's order, as the gateway's chat says them: an id
+ * that names no model of this kind (`none (…)`), a model that is down (`its provider (id: unavailable)`).
+ */
 function passedOver(routed: Routed): string {
-  const skipped = routed.tried.filter(isSkipped);
-  return skipped.length ? `; passed over: ${skipped.map((s) => `none (${s.error})`).join(', ')}` : '';
+  const words = routed.tried.flatMap((m) => (isSkipped(m) ? [`none (${m.error})`] : m !== routed.model && m.unavailable ? [`${m.providers[0] ?? 'none'} (${m.id}: unavailable)`] : []));
+  return words.length ? `; passed over: ${words.join(', ')}` : '';
 }

@@ -113,6 +113,8 @@ async function relaySpeech(ctx: Ctx, body: Body, candidates: Candidate[], { aske
     } catch {
       broken = !gone.aborted;
     }
+    // Left unread at the hang-up: let go (its upstream, and a recording's partial file, end now).
+    if (gone.aborted && !broken) void rest.return?.(undefined).catch(() => {});
     if (gone.aborted && !wrote) return;
     const cost = speechCost(body, c);
     release();

@@ -1,0 +1,123 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { parseProviders } from '../../src/emulator/providers/config.js';
+import { waitBound } from '../support/until.js';
+
+// Fallback at run time against an upstream we did not write: Stoplight Prism serving the official
+// OpenAPI. One provider is Prism asked for its 429 example (a proxy adds `Prefer: code=429` and a
+// `Retry-After`, as a rate-limited service sends); one is Prism behind a proxy that sends the answer's
+// head and then nothing (an answer stalled after its headers); one is Prism itself. The gateway passes
+// the first two over and answers from the third; when only the rate-limited one is left, the caller
+// gets a 429 carrying its Retry-After.
+const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
+const OPENAPI = resolve(root, '..', 'shared', 'reference', 'openrouter-openapi.yaml');
+const PRISM = join(root, 'node_modules', '.bin', 'prism');
+
+let prism: ChildProcess;
+let prismPort: number;
+const proxies: Server[] = [];
+let gateway: Emulator;
+let home: string;
+
+async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
+  const server = createServer(handler);
+  proxies.push(server);
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** The request on to Prism, with `extra` headers; `answer` gets Prism's answer. */
+function toPrism(req: IncomingMessage, extra: Record<string, string>, answer: (r: IncomingMessage) => void): void {
+  const up = request({ host: '127.0.0.1', port: prismPort, path: req.url!, method: req.method, headers: { ...req.headers, ...extra } }, answer);
+  up.on('error', () => undefined);
+  req.pipe(up);
+}
+
+async function waitForPrism(): Promise<void> {
+  for (const end = Date.now() + waitBound(); Date.now() < end; ) {
+    const up = await fetch(`http://127.0.0.1:${prismPort}/credits`, { headers: { authorization: 'Bearer x' } }).then((r) => r.ok, () => false);
+    if (up) return;
+    if (prism.exitCode !== null) throw new Error(`prism exited with ${prism.exitCode}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("prism did not start within the hook's bound");
+}
+
+beforeAll(async () => {
+  prismPort = await new Promise<number>((ok) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => ok(port));
+    });
+  });
+  prism = spawn(PRISM, ['mock', '-h', '127.0.0.1', '-p', String(prismPort), OPENAPI], { stdio: 'ignore' });
+  await waitForPrism();
+  const limited = await listen((req, res) =>
+    toPrism(req, { prefer: 'code=429' }, (r) => {
+      res.writeHead(r.statusCode!, { ...r.headers, 'retry-after': '7' });
+      r.pipe(res);
+    }),
+  );
+  // The head of Prism's answer, as a stream's, then silence: its body is never sent.
+  const stalled = await listen((req, res) =>
+    toPrism(req, {}, (r) => {
+      r.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.flushHeaders();
+    }),
+  );
+  home = mkdtempSync(join(tmpdir(), 'router-gateway-prism-'));
+  const model = 'models: { test/gpt4: openai/gpt-4 }, prices: { test/gpt4: { prompt: 0.001, completion: 0.002 } }';
+  const config = parseProviders(`providers:
+  - { name: limited, base_url: "${limited}", api_key_env: PRISM_KEY, models: { test/gpt4: openai/gpt-4, test/only-limited: openai/gpt-4 } }
+  - { name: stalled, base_url: "${stalled}", api_key_env: PRISM_KEY, first_event_timeout_ms: 1500, timeout_ms: 1500, ${model} }
+  - { name: prism, base_url: "http://127.0.0.1:${prismPort}", api_key_env: PRISM_KEY, ${model} }
+local_models: false
+`, { PRISM_KEY: 'sk-upstream-prism' });
+  gateway = await startEmulator({ stateDir: join(home, 'gateway'), port: 0, gateway: { config } });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  prism?.kill('SIGKILL');
+  for (const p of proxies) {
+    p.closeAllConnections();
+    p.close();
+  }
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+const chat = async (body: Record<string, unknown>) => {
+  const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}`, 'content-type': 'application/json', 'x-router-metadata': 'enabled' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 16, ...body }) });
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), text: await res.text() };
+};
+
+describe('fallback at run time over Prism serving the official OpenAPI', () => {
+  it('past a 429 and an answer stalled after its headers, Prism answers', async () => {
+    const got = await chat({ model: 'test/gpt4' });
+    expect(got.status, got.text).toBe(200);
+    const answer = JSON.parse(got.text) as { provider: string; router_metadata: { summary: string } };
+    expect(answer.provider).toBe('prism');
+    expect(answer.router_metadata.summary).toMatch(/^chat: test\/gpt4 -> test\/gpt4 via prism \(attempt 3\); passed over: limited \(limited: HTTP 429 .*Rate limit exceeded.*\), stalled \(stalled: no answer within first_event_timeout_ms \(1500 ms\)\)$/);
+  }, 30_000);
+
+  // Prism cannot stream (a stream asked is its 500 "Cannot serialise complex objects as text"): each provider named with its own words.
+  it('streamed: every provider named in the 502, Prism with its own words', async () => {
+    const got = await chat({ model: 'test/gpt4', stream: true });
+    expect(got.status).toBe(502);
+    expect(JSON.parse(got.text).error.message).toMatch(/^All providers for the requested models are unavailable: limited: HTTP 500 .*; stalled: no answer within first_event_timeout_ms \(1500 ms\); prism: HTTP 500 .*Cannot serialise complex objects as text/);
+  }, 30_000);
+
+  it('a model only the rate-limited provider serves: the 429 with its Retry-After, in one line', async () => {
+    const got = await chat({ model: 'test/only-limited' });
+    expect([got.status, got.retryAfter], got.text).toEqual([429, '7']);
+    expect(JSON.parse(got.text).error.message).toMatch(/^All providers for the requested models are rate limited: limited: /);
+  });
+});
