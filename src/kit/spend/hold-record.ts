@@ -7,6 +7,7 @@ import { basename, dirname, join } from 'node:path';
 import { processAlive, processStart } from '../../internal/process.js';
 import { appendUsage, type UsageRecord } from './ledger.js';
 import { randomHex } from '../../internal/random-hex.js';
+import { keepUnheard, unheardSend, type SentCreate } from './sent-create.js';
 
 /** A hold older than this is stale whatever its process: a call does not run for a day. */
 export const HOLD_MAX_AGE_MS = 24 * 3_600_000;
@@ -27,6 +28,8 @@ export interface HoldCall {
    * process's hold of them is let go, not counted.
    */
   batch?: boolean | undefined;
+  /** A batch create's record once it was sent (sent-create.ts): while it says the answer was never heard, the batch may exist, and the hold is kept. */
+  sent?: SentCreate | undefined;
   /** SHA-256 of the API key the call is sent with (as the keys API names a key): a line left without a generation id is settled by that key's spend. */
   key_hash?: string | undefined;
 }
@@ -61,6 +64,12 @@ export function orphanBound(rec: Partial<HoldRecord>, now: number): rec is Parti
   return !rec.settled && !rec.batch && typeof rec.usd === 'number' && rec.usd > 0 && typeof rec.profile === 'string' && now - Date.parse(rec.time ?? '') <= HOLD_MAX_AGE_MS;
 }
 
+/** What a stale hold keeps counted once orphaned() has seen it (read without removing anything: `router usage`, a dry run). */
+export function orphanKeeps(rec: Partial<HoldRecord>, now: number): number {
+  if (rec.batch) return !rec.settled && typeof rec.usd === 'number' && rec.usd > 0 && unheardSend(rec.sent) ? rec.usd : 0;
+  return orphanBound(rec, now) ? boundCost(rec.usd) : 0;
+}
+
 /**
  * The hold of a process killed (kill -9) while its call was under way: the service may have charged
  * what the call streamed before the kill, which no ledger line says. Its bound, the most it could
@@ -69,6 +78,7 @@ export function orphanBound(rec: Partial<HoldRecord>, now: number): rec is Parti
  * in the ledger), is only removed.
  */
 export function orphaned(env: NodeJS.ProcessEnv, path: string, rec: Partial<HoldRecord>, now: number): number {
+  if (rec.batch) return !rec.settled && keepUnheard(env, path, rec) ? rec.usd! : 0;
   if (!orphanBound(rec, now)) return 0;
   if (appendUsage(env, unsettledLine(rec, now)) === undefined) return 0;
   try {
