@@ -249,6 +249,9 @@ describe('a budget across processes', () => {
     expect(now.code, now.stderr).toBe(0);
     const held = ledger().find((l) => l.unsettled);
     expect(held?.id).toMatch(named ? /^gen-/ : /^held-[0-9a-f]{16}$/);
+    // Its time is its own round's, sent after round one was logged (before, the loop's start: round one's time, and any other
+    // program's calls on the key then, were in the range it is settled by).
+    if (!named) expect(Date.parse(held!.sent_after!)).toBeGreaterThanOrEqual(Date.parse(ledger()[0]!.time!));
     expect((JSON.parse(now.stdout) as { held: { waiting: string[] } }).held.waiting).toEqual(named ? [] : [held!.id]);
     if (!named) {
       const later = await t.run(['usage', '--reconcile', '--json'], { env: { ...env, NODE_OPTIONS: `--require ${join(import.meta.dirname, '../support/clock-ahead.cjs')}`, ROUTER_TEST_CLOCK_AHEAD_MS: String(61 * 60_000) } });

@@ -69,9 +69,13 @@ export class BudgetHold {
     return this.rec.usd;
   }
 
-  /** Holds `usd` from now on (a further call of the command). Written whole: a reader sees the old or the new. */
-  set(usd: number, settled = false): void {
+  /**
+   * Holds `usd` from now on (a further call of the command). Written whole: a reader sees the old or the new. `since`: when
+   * the one call now held for is sent (none other under way), the start of the time a killed one's line is settled by.
+   */
+  set(usd: number, settled = false, since?: string): void {
     this.rec.usd = Math.max(0, usd);
+    if (since) this.rec.since = since;
     if (settled) this.rec.settled = true;
     else delete this.rec.settled;
     // A call logged, or a further one held for: the id said no longer names a call under way.

@@ -44,6 +44,8 @@ export interface HoldRecord extends HoldCall {
   started?: string | undefined;
   /** ISO 8601, when the hold was placed. */
   time: string;
+  /** ISO 8601, when the call under way was held for, where the hold covered earlier calls (a tool loop's rounds) and none is under way beside it. */
+  since?: string | undefined;
   /** The generation id of the call under way, once its answer began, and its endpoint: a killed call's line can be reconciled by them. */
   id?: string | undefined;
   endpoint?: string | undefined;
@@ -92,8 +94,9 @@ export function orphaned(env: NodeJS.ProcessEnv, path: string, rec: Partial<Hold
 
 /**
  * The ledger line of a call held for that ended (or was killed) before its cost was known: its bound, unsettled. One whose answer
- * had not begun has no generation id: it is named `held-…`, with when it was sent (between `sent_after`, its hold's time, and
- * `sent_before`, `now`) and its key's hash, so that `usage --reconcile` can settle it by what the service says that key spent then.
+ * had not begun has no generation id: it is named `held-…`, with when it was sent (between `sent_after`, when it was held for
+ * (a tool loop's round: that round's, not the loop's first), and `sent_before`, `now`) and its key's hash, so that
+ * `usage --reconcile` can settle it by what the service says that key spent then.
  */
 export function unsettledLine(rec: Partial<HoldRecord> & { usd: number; profile: string }, now = Date.now()): UsageRecord & { cost: number; unsettled: string } {
   const named = typeof rec.id === 'string' && typeof rec.endpoint === 'string';
@@ -102,7 +105,7 @@ export function unsettledLine(rec: Partial<HoldRecord> & { usd: number; profile:
     profile: rec.profile,
     command: typeof rec.command === 'string' ? rec.command : 'unknown',
     endpoint: named ? rec.endpoint! : 'unknown',
-    ...(named ? { id: rec.id } : { id: `${HELD}${randomHex(8)}`, sent_after: rec.time!, sent_before: new Date(Math.max(now, Date.parse(rec.time!) || 0)).toISOString(), ...(typeof rec.key_hash === 'string' ? { key_hash: rec.key_hash } : {}) }),
+    ...(named ? { id: rec.id } : { id: `${HELD}${randomHex(8)}`, sent_after: rec.since ?? rec.time!, sent_before: new Date(Math.max(now, Date.parse(rec.since ?? rec.time!) || 0)).toISOString(), ...(typeof rec.key_hash === 'string' ? { key_hash: rec.key_hash } : {}) }),
     ...(typeof rec.model === 'string' ? { model: rec.model } : {}),
     cost: boundCost(rec.usd),
     ...(typeof rec.api_root === 'string' ? { api_root: rec.api_root } : {}),
