@@ -34,7 +34,9 @@ export function createKey(apiRoot: string, sha256: string, head: object): string
 }
 
 const createsDir = (env: NodeJS.ProcessEnv) => join(stateHome(env), 'creates');
-const recordPath = (env: NodeJS.ProcessEnv, key: string) => join(createsDir(env), `${key}.json`);
+/** Where one create's record is (a budget's hold of the create names it: src/kit/spend/sent-create.ts). */
+export const createRecordPath = (env: NodeJS.ProcessEnv, key: string) => join(createsDir(env), `${key}.json`);
+const recordPath = createRecordPath;
 
 /**
  * How long a record is kept: the service keeps a batch's inputs and results 30 days (the deployed

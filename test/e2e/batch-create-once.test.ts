@@ -36,12 +36,12 @@ describe.each(FLAVORS)('batch create killed before its id was printed (%s flavou
     });
 
   /** A create whose batch the service made, its answer held (until the CLI is killed, unless `alive`). */
-  async function heldAfterMade(name: string, alive = false) {
+  async function heldAfterMade(name: string, alive = false, more: Record<string, string> = {}) {
     const s = await newSpace(t, `create-${flavor}`);
     const file = requestsFile(t.dir, `${flavor}-${name}.jsonl`, 3, (i) => ({ messages: [{ role: 'user', content: `line ${i}` }], max_tokens: 10 }));
     // The create is carried out, its answer never sent: the CLI waits for it until killed.
     await setFaults(t, s, [`held,times=1,path=${batchesPathOf(flavor)},method=POST`]);
-    const child = t.spawn(create(file), s.env);
+    const child = t.spawn(create(file), { ...s.env, ...more });
     let stdout = '';
     child.stdout!.on('data', (c) => (stdout += c));
     await waitFor(async () => (await batchesOf(t, s)).length === 1, 'the batch to be made');
@@ -141,6 +141,50 @@ describe.each(FLAVORS)('batch create killed before its id was printed (%s flavou
       expect(again.code, again.stderr).toBe(8);
       expect(holds).toEqual([]);
     }
+  });
+
+  it('killed under a budget after the service made the batch: its bound stays held (deployed: no rerun can find it); a rerun that finds it holds it once', async () => {
+    await t.admin('batches', { delay_ms: 60_000 });
+    const budget = { ROUTER_DAILY_BUDGET: '5' };
+    const { s, file, made } = await heldAfterMade('killed-held', false, budget).finally(() => t.admin('batches', { delay_ms: 5 }));
+    const env = { ...s.env, ...budget };
+    const spent = async () => (JSON.parse((await t.run(['usage', '--json'], { env })).stdout) as { budgets: { spent: number }[] }).budgets[0]!.spent;
+    // Three lines of local/echo at the batch price; before, the killed create's hold counted nothing (spent 0).
+    const bound = await spent();
+    expect(bound).toBeGreaterThan(0);
+    // A budgeted call sees the dead create: its hold is kept, not let go.
+    expect((await t.run(['chat', '--model', 'local/echo', '--max-tokens', '1', 'hi'], { env })).code).toBe(0);
+    const holds = () => readdirSync(join(s.state, 'budget-holds')).filter((n) => n.startsWith('batch-'));
+    expect(holds()).toHaveLength(1);
+    expect(await spent()).toBeGreaterThanOrEqual(bound);
+    const again = await t.run(create(file), { env });
+    expect(again.code, again.stderr).toBe(flavor === 'spec' ? 0 : 8);
+    // Spec: the found batch's hold is the killed create's, once. Deployed: still the killed create's (its batch may run).
+    expect(holds()).toEqual(flavor === 'spec' ? [`batch-${made}.json`] : [expect.stringMatching(/^batch-sent-/)]);
+    expect(await spent()).toBeGreaterThanOrEqual(bound);
+    expect(await spent()).toBeLessThan(bound * 2);
+  });
+
+  it('Ctrl-C under a budget after the upload was sent: the batch may exist, so its bound stays held; a rerun settles it', async () => {
+    await t.admin('batches', { delay_ms: 60_000 });
+    const budget = { ROUTER_DAILY_BUDGET: '5' };
+    const { s, file, made, child } = await heldAfterMade('interrupted', true, budget).finally(() => t.admin('batches', { delay_ms: 5 }));
+    let stderr = '';
+    child.stderr!.on('data', (c) => (stderr += c));
+    const ended = new Promise<string>((done) => child.on('close', (c, sig) => done(`${c ?? sig}`)));
+    child.kill('SIGINT');
+    // It dies of SIGINT after its clean-up (a shell loop stops).
+    expect(await ended).toBe('SIGINT');
+    expect(stderr).toMatch(/stopped after the upload was sent: the batch may exist/);
+    const env = { ...s.env, ...budget };
+    const holds = () => readdirSync(join(s.state, 'budget-holds')).filter((n) => n.startsWith('batch-'));
+    // Before, the hold went with the process: the batch ran unheld (spent 0).
+    expect(holds()).toEqual([expect.stringMatching(/^batch-sent-/)]);
+    const usage = JSON.parse((await t.run(['usage', '--json'], { env })).stdout) as { budgets: { spent: number }[] };
+    expect(usage.budgets[0]!.spent).toBeGreaterThan(0);
+    const again = await t.run(create(file), { env });
+    expect(again.code, again.stderr).toBe(flavor === 'spec' ? 0 : 8);
+    expect(holds()).toEqual(flavor === 'spec' ? [`batch-${made}.json`] : [expect.stringMatching(/^batch-sent-/)]);
   });
 
   it('a record older than the 30 days a batch is kept is dropped when a create finishes; a younger one stays', async () => {

@@ -20,7 +20,7 @@ const CALL = ['chat', '--model', 'local/lorem', '--max-tokens', '200', 'write 50
 const chats = () => t.requests().filter((r) => r.path === '/v1/chat/completions').length;
 const holds = (state: string) => (existsSync(join(state, 'budget-holds')) ? readdirSync(join(state, 'budget-holds')).filter((n) => n.endsWith('.json')) : []);
 
-type LedgerLine = { cost: number; id?: string; endpoint: string; unsettled?: string; reconciles?: string; real_cost?: number };
+type LedgerLine = { cost: number; id?: string; endpoint: string; unsettled?: string; reconciles?: string; real_cost?: number; time?: string; sent_after?: string };
 
 /**
  * After a call killed -9 under a budget: the next call lets its hold go (its bound to the ledger, by its id),
@@ -204,6 +204,63 @@ describe('a budget across processes', () => {
     const { bound, settled } = await settledAfterKill(state, env, hold!.id!);
     expect(settled.real_cost).toBeGreaterThan(0);
     expect(settled.cost).toBeCloseTo(settled.real_cost! - bound.cost, 10);
+  });
+
+  // Each round of a tool loop is charged; the second is carried out by the service, its answer (and so its generation id) held back,
+  // and the CLI killed -9 then. Its line is `held-…`, settled by the key's spend once an hour old (reconcile-held.ts): `usage
+  // --reconcile` right after settles the named round and says the other waits; run an hour later (its clock moved, not slept), the
+  // ledger is what the service charged the key. Streamed too, where round two is named by its first chunk and settled at once.
+  it.each([['--no-stream, no head', ['--no-stream'], 'held'], ['streamed, no head', [], 'held'], ['streamed, first chunk', [], 'held,after=1']] as const)('kill -9 in a tool loop\'s second round (%s): ledger and `usage --reconcile` account every charge', async (name, flags, fault) => {
+    const state = join(t.dir, `tool-loop-${name.replace(/\W+/g, '-')}`);
+    mkdirSync(state, { recursive: true });
+    // A key of its own: a held line is settled by its key's spend in its time, and that of other cases run within the
+    // minute either side allowed for clocks would be counted in (never below the charge, docs/config.md).
+    const made = await fetch(`${t.apiRoot}/v1/keys`, { method: 'POST', headers: { authorization: `Bearer ${t.managementKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `tool-loop ${name}` }) });
+    expect(made.status).toBe(201);
+    const apiKey = ((await made.json()) as { key: string }).key;
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '5', ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: t.managementKey };
+    // The tool holds back the answer to the round after it, then answers.
+    const hold = JSON.stringify({ faults: [`${fault},path=/chat/completions,times=1`] });
+    const script = `fetch(${JSON.stringify(`${t.apiRoot}/_emulator/faults`)}, { method: 'POST', headers: { authorization: 'Bearer ${t.operatorKey}', 'content-type': 'application/json' }, body: ${JSON.stringify(hold)} }).then(() => console.log('sunny'))`;
+    const tools = join(state, 'tools.json');
+    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }, command: `${JSON.stringify(process.execPath)} -e ${JSON.stringify(script)}` }]));
+    const usage = async () => ((await (await fetch(`${t.apiRoot}/v1/key`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { data: { usage: number } }).data.usage;
+    const before = await usage();
+    const asked = chats();
+    const child = t.spawn(['chat', '--model', 'local/tools', '--tools', tools, ...flags, 'weather in Paris?'], env);
+    const closed = new Promise((r) => child.on('close', r));
+    const ledger = () => (existsSync(join(state, 'usage.jsonl')) ? readFileSync(join(state, 'usage.jsonl'), 'utf8').split('\n').filter((l) => l.endsWith('}')).map((l) => JSON.parse(l) as LedgerLine & { reconciles?: string }) : []);
+    const heldId = () => holds(state).map((n) => (JSON.parse(readFileSync(join(state, 'budget-holds', n), 'utf8') || '{}') as { id?: string }).id).find(Boolean);
+    const named = fault !== 'held';
+    try {
+      // Round one's line in the ledger and round two at the service (named: its hold names its answer), then the kill.
+      expect(await until(() => ledger().length === 1 && chats() === asked + 2 && (!named || heldId() !== undefined))).toBe(true);
+      if (!named) expect(heldId()).toBeUndefined();
+    } finally {
+      child.kill('SIGKILL');
+      await closed;
+      await t.admin('faults', { faults: [] });
+    }
+    const charged = (await usage()) - before;
+    const first = ledger()[0]!.cost;
+    // Round two was charged too (a held answer is carried out first).
+    expect(charged).toBeGreaterThan(first);
+    const now = await t.run(['usage', '--reconcile', '--json'], { env });
+    expect(now.code, now.stderr).toBe(0);
+    const held = ledger().find((l) => l.unsettled);
+    expect(held?.id).toMatch(named ? /^gen-/ : /^held-[0-9a-f]{16}$/);
+    // Its time is its own round's, sent after round one was logged (before, the loop's start: round one's time, and any other
+    // program's calls on the key then, were in the range it is settled by).
+    if (!named) expect(Date.parse(held!.sent_after!)).toBeGreaterThanOrEqual(Date.parse(ledger()[0]!.time!));
+    expect((JSON.parse(now.stdout) as { held: { waiting: string[] } }).held.waiting).toEqual(named ? [] : [held!.id]);
+    if (!named) {
+      const later = await t.run(['usage', '--reconcile', '--json'], { env: { ...env, NODE_OPTIONS: `--require ${join(import.meta.dirname, '../support/clock-ahead.cjs')}`, ROUTER_TEST_CLOCK_AHEAD_MS: String(61 * 60_000) } });
+      expect(later.code, later.stderr).toBe(0);
+      expect((JSON.parse(later.stdout) as { held: { settled: { id: string }[] } }).held.settled).toEqual([expect.objectContaining({ id: held!.id })]);
+    }
+    expect(ledger().filter((l) => l.reconciles === held!.id)).toHaveLength(1);
+    expect(ledger().reduce((sum, l) => sum + l.cost, 0)).toBeCloseTo(charged, 10);
+    expect(holds(state)).toEqual([]);
   });
 
   it('a ledger that takes no more (a file-size limit): each cost is held for a day instead, said piped too, and the budget still stops the calls', async () => {

@@ -17,6 +17,7 @@ import { counted } from '../../internal/counted.js';
 import { existsSync } from 'node:fs';
 import { batchHoldPath } from '../../kit/spend/ledger.js';
 import { isTerminalBatchStatus } from '../../client/facts.js';
+import type { SentCreate } from '../../kit/spend/sent-create.js';
 
 export interface BatchEstimate {
   model: string;
@@ -141,6 +142,21 @@ export async function holdFoundBatch(ctx: RunContext<SpendOptions>, { client, se
       return `the budgets do not hold batch ${batch.id}: ${(err as Error).message}`;
     }
   });
+}
+
+/**
+ * A rerun of a create learnt what its unanswered send made (`batchId`, or nothing): the hold that send kept past its process
+ * (src/kit/spend/sent-create.ts) becomes that batch's, or goes. Where the holds cannot be locked, the kept hold stays (counted).
+ */
+export async function settleEarlierSend(ctx: RunContext<unknown>, sent: SentCreate, batchId: string | undefined): Promise<void> {
+  const { heldByOthers, holdsDir, withBudgetLock } = await import('./budget-hold.js');
+  if (!existsSync(holdsDir(ctx.env))) return;
+  const { settleUnheard } = await import('../../kit/spend/sent-create.js');
+  await withBudgetLock(ctx.env, ctx.signal, async () => {
+    // A create killed is first seen dead here: its hold kept (sent, unanswered) before it is settled.
+    heldByOthers(ctx.env, '');
+    settleUnheard(holdsDir(ctx.env), ctx.env, sent, batchId);
+  }).catch(() => {});
 }
 
 async function checkOnce(ctx: RunContext<SpendOptions>, { client, settings }: Connected, b: BatchSpend, held?: Held): Promise<BatchEstimate | undefined> {

@@ -8,19 +8,19 @@
  * (hold-record.ts). While a budget is in force, a call that cannot be held and recorded (a state folder
  * read-only or full) is refused: sent, it would spend beside the budget, unseen by other calls.
  */
-import { closeSync, openSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { readLocalText } from '../../internal/local-file.js';
+import { closeSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { clearLeftMoves } from '../../internal/lock-mark.js';
-import { processAlive, processStart } from '../../internal/process.js';
+import { processStart } from '../../internal/process.js';
 import { randomHex } from '../../internal/random-hex.js';
 import { appendUsage, batchHoldPath, ledgerPath, type UsageRecord } from './ledger.js';
 import { budgetUnkept, holdsDir } from './budget-lock.js';
 import { describeCode } from '../../internal/system-errors.js';
-import { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, UNRECORDED, UNSETTLED, boundCost, isStale, orphanBound, orphaned, unsettledLine, type HoldCall, type HoldRecord } from './hold-record.js';
+import { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, UNRECORDED, UNSETTLED, boundCost, isStale, orphaned, unsettledLine, type HoldCall, type HoldRecord } from './hold-record.js';
+import { keepUnheard, type SentCreate } from './sent-create.js';
 
 export { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, isStale, type HoldCall, type HoldRecord };
 export { budgetUnkept, holdNames, holdsChange, holdsDir, withBudgetLock } from './budget-lock.js';
+export { heldByOthers, type Held } from './held-by-others.js';
 
 function rmQuietly(path: string): void {
   try {
@@ -28,70 +28,6 @@ function rmQuietly(path: string): void {
   } catch {
     // Not there to remove.
   }
-}
-
-export interface Held {
-  /** What calls under way hold (each ends with its process). */
-  usd: number;
-  calls: number;
-  /**
-   * What holds kept past their process hold: batches not yet seen ended, calls whose cost the ledger
-   * could not take. Waiting does not free it: it counts as spent.
-   */
-  kept?: number | undefined;
-}
-
-/**
- * What the holds of other calls keep of this profile's budgets; stale holds are removed. Call it holding the lock.
- * `tidy` false (`router usage`, a dry run: no lock, nothing written): nothing is removed, and the bound of a call
- * whose process is gone counts as kept, as the next check would count it once it has put it in the ledger.
- */
-export function heldByOthers(env: NodeJS.ProcessEnv, profile: string, mine?: BudgetHold, now = Date.now(), tidy = true): Held {
-  const dir = holdsDir(env);
-  const held: Held = { usd: 0, calls: 0 };
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return held;
-  }
-  if (tidy) clearLeftMoves(dir, names);
-  for (const name of names) {
-    // The lock, its mark and guards, and what a release killed midway left (clearLeftMoves's).
-    if (name.startsWith('.lock')) continue;
-    const path = join(dir, name);
-    if (path === mine?.path) continue;
-    let rec: Partial<HoldRecord> & { batch_id?: string };
-    try {
-      // A file half-written is one whose writer was killed: writes are made under the lock, or renamed into place.
-      rec = name.endsWith('.json') ? (JSON.parse(readLocalText(path)) as Partial<HoldRecord>) : { pid: Number(name.split('-')[0]) };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      rec = {};
-    }
-    // A batch's hold belongs to no process: it holds until the batch's cost is recorded (ledger.ts removes it).
-    // So does one of a call whose cost the ledger could not take (unrecorded()): for a day.
-    const stale = name.startsWith('batch-') ? typeof rec.usd !== 'number' || !(now - Date.parse(rec.time ?? '') <= BATCH_HOLD_MAX_AGE_MS)
-      : name.startsWith(UNRECORDED) ? typeof rec.usd !== 'number' || !(now - Date.parse(rec.time ?? '') <= HOLD_MAX_AGE_MS)
-      : !name.endsWith('.json') ? !processAlive(rec.pid ?? 0) : isStale(rec, now);
-    if (stale) {
-      const orphan = name.endsWith('.json') && !name.startsWith('batch-') && !name.startsWith(UNRECORDED);
-      if (!tidy) {
-        if (orphan && rec.profile === profile && orphanBound(rec, now)) held.kept = (held.kept ?? 0) + boundCost(rec.usd!);
-        continue;
-      }
-      const kept = orphan ? orphaned(env, path, rec, now) : 0;
-      if (kept && rec.profile === profile) held.kept = (held.kept ?? 0) + kept;
-      rmSync(path, { force: true });
-    } else if (name.endsWith('.json') && rec.profile === profile) {
-      if (name.startsWith('batch-') || name.startsWith(UNRECORDED)) held.kept = (held.kept ?? 0) + rec.usd!;
-      else {
-        held.usd += rec.usd!;
-        held.calls++;
-      }
-    }
-  }
-  return held;
 }
 
 /**
@@ -133,9 +69,13 @@ export class BudgetHold {
     return this.rec.usd;
   }
 
-  /** Holds `usd` from now on (a further call of the command). Written whole: a reader sees the old or the new. */
-  set(usd: number, settled = false): void {
+  /**
+   * Holds `usd` from now on (a further call of the command). Written whole: a reader sees the old or the new. `since`: when
+   * the one call now held for is sent (none other under way), the start of the time a killed one's line is settled by.
+   */
+  set(usd: number, settled = false, since?: string): void {
     this.rec.usd = Math.max(0, usd);
+    if (since) this.rec.since = since;
     if (settled) this.rec.settled = true;
     else delete this.rec.settled;
     // A call logged, or a further one held for: the id said no longer names a call under way.
@@ -149,6 +89,12 @@ export class BudgetHold {
     if (this.rec.id === id || this.settled) return;
     this.rec.id = id;
     this.rec.endpoint = endpoint;
+    this.write();
+  }
+
+  /** A batch create's request goes now, its record written (sent-create.ts): if it ends unanswered, this hold is kept, as its batch may exist. */
+  sending(sent: SentCreate): void {
+    this.rec.sent = sent;
     this.write();
   }
 
@@ -169,6 +115,7 @@ export class BudgetHold {
    * hold's own file is renamed to it, which takes no room; undefined, or why neither could be done.
    */
   toBatch(env: NodeJS.ProcessEnv, batchId: string): string | undefined {
+    delete this.rec.sent;
     const why = this.share(env, batchId, this.rec.usd);
     if (why && this.written) {
       try {
@@ -287,8 +234,11 @@ export class BudgetHold {
 
   readonly release = (): void => {
     this.unplaced();
+    // A sent batch create whose answer was never heard (Ctrl-C, the answer lost): its batch may exist, so its bound stays held.
+    const kept = this.written && this.rec.sent !== undefined && keepUnheard(this.env, this.path, this.rec);
     // A later set() (a cost logged after) must not write it again.
     this.written = false;
+    if (kept) return;
     try {
       rmSync(this.path, { force: true });
     } catch {

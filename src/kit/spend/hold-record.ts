@@ -7,6 +7,7 @@ import { basename, dirname, join } from 'node:path';
 import { processAlive, processStart } from '../../internal/process.js';
 import { appendUsage, type UsageRecord } from './ledger.js';
 import { randomHex } from '../../internal/random-hex.js';
+import { keepUnheard, unheardSend, type SentCreate } from './sent-create.js';
 
 /** A hold older than this is stale whatever its process: a call does not run for a day. */
 export const HOLD_MAX_AGE_MS = 24 * 3_600_000;
@@ -27,6 +28,8 @@ export interface HoldCall {
    * process's hold of them is let go, not counted.
    */
   batch?: boolean | undefined;
+  /** A batch create's record once it was sent (sent-create.ts): while it says the answer was never heard, the batch may exist, and the hold is kept. */
+  sent?: SentCreate | undefined;
   /** SHA-256 of the API key the call is sent with (as the keys API names a key): a line left without a generation id is settled by that key's spend. */
   key_hash?: string | undefined;
 }
@@ -41,6 +44,8 @@ export interface HoldRecord extends HoldCall {
   started?: string | undefined;
   /** ISO 8601, when the hold was placed. */
   time: string;
+  /** ISO 8601, when the call under way was held for, where the hold covered earlier calls (a tool loop's rounds) and none is under way beside it. */
+  since?: string | undefined;
   /** The generation id of the call under way, once its answer began, and its endpoint: a killed call's line can be reconciled by them. */
   id?: string | undefined;
   endpoint?: string | undefined;
@@ -61,6 +66,12 @@ export function orphanBound(rec: Partial<HoldRecord>, now: number): rec is Parti
   return !rec.settled && !rec.batch && typeof rec.usd === 'number' && rec.usd > 0 && typeof rec.profile === 'string' && now - Date.parse(rec.time ?? '') <= HOLD_MAX_AGE_MS;
 }
 
+/** What a stale hold keeps counted once orphaned() has seen it (read without removing anything: `router usage`, a dry run). */
+export function orphanKeeps(rec: Partial<HoldRecord>, now: number): number {
+  if (rec.batch) return !rec.settled && typeof rec.usd === 'number' && rec.usd > 0 && unheardSend(rec.sent) ? rec.usd : 0;
+  return orphanBound(rec, now) ? boundCost(rec.usd) : 0;
+}
+
 /**
  * The hold of a process killed (kill -9) while its call was under way: the service may have charged
  * what the call streamed before the kill, which no ledger line says. Its bound, the most it could
@@ -69,6 +80,7 @@ export function orphanBound(rec: Partial<HoldRecord>, now: number): rec is Parti
  * in the ledger), is only removed.
  */
 export function orphaned(env: NodeJS.ProcessEnv, path: string, rec: Partial<HoldRecord>, now: number): number {
+  if (rec.batch) return !rec.settled && keepUnheard(env, path, rec) ? rec.usd! : 0;
   if (!orphanBound(rec, now)) return 0;
   if (appendUsage(env, unsettledLine(rec, now)) === undefined) return 0;
   try {
@@ -82,8 +94,9 @@ export function orphaned(env: NodeJS.ProcessEnv, path: string, rec: Partial<Hold
 
 /**
  * The ledger line of a call held for that ended (or was killed) before its cost was known: its bound, unsettled. One whose answer
- * had not begun has no generation id: it is named `held-…`, with when it was sent (between `sent_after`, its hold's time, and
- * `sent_before`, `now`) and its key's hash, so that `usage --reconcile` can settle it by what the service says that key spent then.
+ * had not begun has no generation id: it is named `held-…`, with when it was sent (between `sent_after`, when it was held for
+ * (a tool loop's round: that round's, not the loop's first), and `sent_before`, `now`) and its key's hash, so that
+ * `usage --reconcile` can settle it by what the service says that key spent then.
  */
 export function unsettledLine(rec: Partial<HoldRecord> & { usd: number; profile: string }, now = Date.now()): UsageRecord & { cost: number; unsettled: string } {
   const named = typeof rec.id === 'string' && typeof rec.endpoint === 'string';
@@ -92,7 +105,7 @@ export function unsettledLine(rec: Partial<HoldRecord> & { usd: number; profile:
     profile: rec.profile,
     command: typeof rec.command === 'string' ? rec.command : 'unknown',
     endpoint: named ? rec.endpoint! : 'unknown',
-    ...(named ? { id: rec.id } : { id: `${HELD}${randomHex(8)}`, sent_after: rec.time!, sent_before: new Date(Math.max(now, Date.parse(rec.time!) || 0)).toISOString(), ...(typeof rec.key_hash === 'string' ? { key_hash: rec.key_hash } : {}) }),
+    ...(named ? { id: rec.id } : { id: `${HELD}${randomHex(8)}`, sent_after: rec.since ?? rec.time!, sent_before: new Date(Math.max(now, Date.parse(rec.since ?? rec.time!) || 0)).toISOString(), ...(typeof rec.key_hash === 'string' ? { key_hash: rec.key_hash } : {}) }),
     ...(typeof rec.model === 'string' ? { model: rec.model } : {}),
     cost: boundCost(rec.usd),
     ...(typeof rec.api_root === 'string' ? { api_root: rec.api_root } : {}),

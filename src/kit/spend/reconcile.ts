@@ -8,6 +8,7 @@
  */
 import type { RouterClient } from '../../client/index.js';
 import { APIError } from '../../client/errors.js';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { appendUsage, ledgerPath, type UsageRecord } from './ledger.js';
 import { withFileLockAsync } from '../../internal/with-file-lock.js';
@@ -112,7 +113,18 @@ export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; cl
   return withFileLockAsync(join(dir, 'reconcile'), () => reconcileAlone(o), OTHER_RUN_WAIT_MS);
 }
 
+/**
+ * The holds of processes gone (kill -9) put in the ledger first, as the next budgeted call would (held-by-others.ts): their calls
+ * are reconciled in this run, not left at nothing until another call. Where the holds cannot be locked, they wait for that call.
+ */
+async function ledgerDeadHolds(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<void> {
+  const { heldByOthers, holdsDir, withBudgetLock } = await import('./budget-hold.js');
+  if (!existsSync(holdsDir(env))) return;
+  await withBudgetLock(env, signal, async () => void heldByOthers(env, '')).catch(() => {});
+}
+
 async function reconcileAlone(o: Parameters<typeof reconcile>[0]): Promise<{ report: ReconcileReport; failure?: unknown }> {
+  await ledgerDeadHolds(o.env, o.signal);
   const { todo, elsewhere, held, named } = await unreconciled(o.env, o.profile, o.client.core.apiRoot, o.signal);
   const report: ReconcileReport = { checked: 0, reconciled: [], not_found: [], unknown_here: [], pending: [], waiting: [], left: 0, elsewhere, reported_cost: 0, charged_cost: 0, held: { settled: [], waiting: [], unsettled: [] } };
   const now = o.now ?? Date.now();

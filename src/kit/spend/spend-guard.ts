@@ -264,7 +264,7 @@ export class SpendGuard {
           const checked = await attempt(held);
           if (checked.bound === undefined) return checked;
           // One hold covers all of the guard's calls under way.
-          if (hold) hold.set(checked.bound + beside);
+          if (hold) hold.set(checked.bound + beside, false, beside ? undefined : new Date().toISOString());
           else {
             const call: HoldCall = model ? { model } : {};
             const usd = checked.bound + beside;

@@ -2,7 +2,7 @@
 import type { Batch } from '../../../client/types.js';
 import { ProtocolError } from '../../../client/errors.js';
 import { findCreated, watermark } from '../../../batch/find-created.js';
-import { clearCreate, createKey, lockCreate, recordCreate, type PendingCreate } from '../../../batch/pending-create.js';
+import { clearCreate, createKey, createRecordPath, lockCreate, recordCreate, type PendingCreate } from '../../../batch/pending-create.js';
 import { describeHolder } from '../../../internal/file-lock.js';
 import { earlierCreate } from './earlier-create.js';
 import { createHash } from 'node:crypto';
@@ -104,6 +104,8 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
       signal.throwIfAborted();
       record = { sent_at: new Date().toISOString(), after: mark!, input: file === '-' ? 'stdin' : file };
       recordCreate(ctx.env, key, record);
+      // From here the batch may exist: a create that ends (or is killed) unanswered keeps its budgets' hold.
+      estimate?.hold?.sending({ record: createRecordPath(ctx.env, key), sent_at: record.sent_at });
       created = await client.batches.createStreaming(head, async function* () {
         uploaded = false;
         yield* requests();

@@ -3,7 +3,8 @@ import type { RouterClient } from '../../../client/index.js';
 import type { Batch } from '../../../client/types.js';
 import { findCreated } from '../../../batch/find-created.js';
 import { indexedBatches } from '../../../batch/local-index.js';
-import { clearCreate, pendingCreate } from '../../../batch/pending-create.js';
+import { clearCreate, createRecordPath, pendingCreate } from '../../../batch/pending-create.js';
+import { settleEarlierSend } from '../../spend/batch-estimate.js';
 import { counted } from '../../../internal/counted.js';
 import { CliError, EXIT } from '../../exit-codes.js';
 import { withInstalledDocs } from '../../io/installed-docs.js';
@@ -32,7 +33,10 @@ export async function earlierCreate(ctx: RunContext<CreateOpts>, client: RouterC
     clearCreate(ctx.env, key);
     return undefined;
   }
+  // What it made, once known: the budgets' hold its send kept (if killed under a budget) becomes that batch's, or goes.
+  const made = (id: string | undefined) => settleEarlierSend(ctx, { record: createRecordPath(ctx.env, key), sent_at: prior.sent_at }, id);
   if (prior.batch_id) {
+    await made(prior.batch_id);
     ctx.io.note(`${earlier} before its id was printed: its batch is ${prior.batch_id}; not sent again`);
     return client.batches.get(prior.batch_id, { signal: ctx.signal });
   }
@@ -44,10 +48,12 @@ export async function earlierCreate(ctx: RunContext<CreateOpts>, client: RouterC
   const found = await findCreated(client, { after: prior.after, endpoint: shape.endpoint, model: shape.model, count: shape.count, skip }, ctx.signal);
   if (found.length > 1) throw refuse(`${counted(found.length, 'batch', 'batches')} match it: ${found.map((b) => b.id).join(', ')}`);
   if (found[0]) {
+    await made(found[0].id);
     ctx.io.note(`${earlier}; found its batch in the listing: ${found[0].id}; not sent again`);
     return found[0];
   }
   ctx.io.note(`${earlier}; the listing shows it made no batch: sending it`);
+  await made(undefined);
   clearCreate(ctx.env, key);
   return undefined;
 }

@@ -1,0 +1,73 @@
+/**
+ * The hold of a `batch create` whose request was sent and whose answer was never heard (killed, Ctrl-C, the answer lost): its
+ * batch may exist and spend, unseen by the ledger, so its bound stays held as a batch's is (48 hours, `batch-sent-…`), or in the
+ * batch's own hold where the create's record names its batch. What says sent is the create's own record (`creates/KEY.json`,
+ * src/batch/pending-create.ts): written before the request goes, removed once the id is out or nothing was made. Holds of
+ * batches not yet made that were never sent (`batch run`'s) are let go as before: their batches are found again by their job.
+ */
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { isRecord } from '../../internal/shape.js';
+import { batchHoldPath } from './ledger.js';
+
+/** The name's start of a sent create's hold kept past its process. */
+export const SENT_CREATE = 'batch-sent-';
+
+/** A create's record, as its hold names it: the record's path and its `sent_at` (a record written again by a later send is another). */
+export interface SentCreate {
+  record: string;
+  sent_at: string;
+}
+
+/** What the create's record says while it still says this send's answer was never heard: its batch's id where known; else undefined. */
+export function unheardSend(sent: unknown): { batch_id?: string } | undefined {
+  if (!isRecord(sent) || typeof sent.record !== 'string' || typeof sent.sent_at !== 'string') return undefined;
+  try {
+    const rec: unknown = JSON.parse(readFileSync(sent.record, 'utf8'));
+    if (!isRecord(rec) || rec.sent_at !== sent.sent_at) return undefined;
+    return typeof rec.batch_id === 'string' ? { batch_id: rec.batch_id } : {};
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The hold at `path` of a create that ended (or was killed) sent and unanswered: renamed to its batch's hold (where the record names the
+ * batch and it is not held already) or to `batch-sent-…`, so that it stays counted. Whether it was kept.
+ */
+export function keepUnheard(env: NodeJS.ProcessEnv, path: string, rec: { usd?: unknown; sent?: unknown }): boolean {
+  const said = typeof rec.usd === 'number' && rec.usd > 0 ? unheardSend(rec.sent) : undefined;
+  if (!said) return false;
+  const to = said.batch_id ? batchHoldPath(env, said.batch_id) : join(dirname(path), `${SENT_CREATE}${basename(path)}`);
+  if (existsSync(to)) return false;
+  try {
+    renameSync(path, to);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A rerun of the create learnt what `sent` made: `batchId`, whose hold the kept one becomes (unless that batch is held already), or
+ * nothing (undefined: the kept hold goes). Call it holding the budgets' lock, after heldByOthers() has kept the holds of dead creates.
+ */
+export function settleUnheard(dir: string, env: NodeJS.ProcessEnv, sent: SentCreate, batchId: string | undefined): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.startsWith(SENT_CREATE));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const path = join(dir, name);
+    try {
+      const held = (JSON.parse(readFileSync(path, 'utf8')) as { sent?: Partial<SentCreate> }).sent;
+      if (held?.record !== sent.record || held.sent_at !== sent.sent_at) continue;
+      if (batchId && !existsSync(batchHoldPath(env, batchId))) renameSync(path, batchHoldPath(env, batchId));
+      else rmSync(path, { force: true });
+    } catch {
+      // Damaged, or taken by another rerun meanwhile.
+    }
+  }
+}
