@@ -236,7 +236,7 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
   const streamCall = jqStop ? { ...call, signal: AbortSignal.any([call.signal, jqStop]) } : call;
   const chunks = opts.json ? await client.chat.stream(req, streamCall) : await client.chat.streamText(req, streamCall);
   // A key in use said back split across two chunks' text: each chunk's end that may begin one waits for the next.
-  const hide = new ChunkRedactor(io.secrets);
+  const hide = new ChunkRedactor(io.secrets, io.marked);
   const leftLines = () => hide.end().map((c) => io.jsonLine(c)).join('');
   // What one read of the network brought goes out in one write.
   async function* pieces() {

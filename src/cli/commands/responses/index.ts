@@ -212,7 +212,7 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
   let endsLine = false;
   let texted = false;
   // A key said back split across two events' deltas: the end of a delta that may begin one moves to the next (redact-events.ts).
-  const hide = new EventRedactor(io.secrets);
+  const hide = new EventRedactor(io.secrets, io.marked);
   const lines = (evs: unknown[]) => evs.map((e) => io.jsonLine(e)).join('');
   async function* pieces() {
     try {
