@@ -93,6 +93,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
   ctx.useCommandModel(earlier);
   applyModelOptions(ctx.cmd, opts, (await ctx.settings()).model, io.env);
   const connected = await connect();
+  (await import('../../answers/key-in-prompt.js')).sayKeyInPrompt(io, prompt);
   const { client, settings } = connected;
   const recorded = new Map<ChatMessage, ChatMessage>();
   const f = fragments || earlier?.messages.some((m) => 'fragments' in m) ? await import('../../answers/fragments.js') : undefined;

@@ -80,6 +80,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
   ctx.useCommandModel();
   applyModelOptions(ctx.cmd, opts, (await ctx.settings()).model, io.env);
   const connected = await connect();
+  (await import('../../answers/key-in-prompt.js')).sayKeyInPrompt(io, typeof input === 'string' ? input : JSON.stringify(input));
   const { client, settings } = connected;
   const req = buildResponsesRequest(input, opts, settings.model);
   applyExtras(req, opts, extras, 'responses');
