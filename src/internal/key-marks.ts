@@ -2,7 +2,7 @@
  * A key's mark: what a profile keeps of a key it keeps in the keychain, so that the key can be known in a text without
  * reading the keychain (its native module, a D-Bus call, maybe a password prompt): its length, its kind (`sk-or-v1-`,
  * which every key of its kind starts with) and a salted SHA-256 of it. A text's candidates (its runs of a key's length
- * starting at the kind, or at a word's start when the key has none) are hashed; one that matches is the key.
+ * starting at the kind, or from a word's start to a word's end when the key has none) are hashed; one that matches is the key.
  * Written `sha256:LENGTH:KIND:SALT:HASH`. The key's 128+ random bits make the hash no help in guessing it.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -41,7 +41,6 @@ export function readKeyMark(text: unknown): KeyMark | undefined {
 export const marks = (mark: KeyMark, key: string): boolean => key.length === mark.length && key.startsWith(mark.kind) && digest(mark.salt, key) === mark.hash;
 
 const WORD_CHAR = /[A-Za-z0-9]/;
-const PRINTABLE = /[\x21-\x7e]/;
 
 /** Where in `text` a key of `mark` could start: at each of its kind, or (a key of no kind) at each word's start in a run of printable characters long enough. */
 function* starts(text: string, mark: KeyMark): Generator<number> {
@@ -50,13 +49,15 @@ function* starts(text: string, mark: KeyMark): Generator<number> {
     for (let at = text.indexOf(kind); at >= 0 && at + length <= text.length; at = text.indexOf(kind, at + 1)) yield at;
     return;
   }
+  // A word's start, and a word's end a key's length after it (a base64 run, glued, is not hashed at each `+` and `/`).
   let run = 0;
   for (let i = 0; i <= text.length - length; i++) {
-    if (!PRINTABLE.test(text[i]!)) {
+    const c = text.charCodeAt(i);
+    if (c < 0x21 || c > 0x7e) {
       run = i + 1;
       continue;
     }
-    if (i === run || !WORD_CHAR.test(text[i - 1]!)) yield i;
+    if ((i === run || !WORD_CHAR.test(text[i - 1]!)) && !WORD_CHAR.test(text[i + length] ?? ' ')) yield i;
   }
 }
 
