@@ -51,7 +51,7 @@ describe.skipIf(!ready && !inCi)(`a key kept only in gnome-keyring's Secret Serv
     const tools = join(home, 'tools.json');
     writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } }, command: `cat '${keyFile}'` }]));
     const env = { ...process.env, ...t.env, HOME: dir, XDG_DATA_HOME: join(dir, 'data'), XDG_CONFIG_HOME: join(dir, 'xdg'), XDG_RUNTIME_DIR: join(dir, 'run'), ROUTER_CONFIG_DIR: join(dir, 'config'), ROUTER_KEYCHAIN: '', ROUTER_NO_LOG: '1', DISPLAY: undefined, DBUS_SESSION_BUS_ADDRESS: undefined };
-    const child = spawn('dbus-run-session', ['--', 'sh', '-c', 'printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null && exec "$0" "$@"', process.execPath, SESSION, BIN, keyFile, tools, echoRoot], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('dbus-run-session', ['--', 'sh', '-c', 'printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null && exec "$0" "$@"', process.execPath, SESSION, BIN, keyFile, tools, echoRoot, t.apiKey], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c));
@@ -79,5 +79,8 @@ describe.skipIf(!ready && !inCi)(`a key kept only in gnome-keyring's Secret Serv
     // The file keeps where the key is and its mark: its length, its kind, a salt and a hash; not the key.
     expect(r.file.holdsKey).toBe(false);
     expect(r.file.mark).toMatch(new RegExp(`^sha256:${KEY.length}:sk-or-v1-:[0-9a-f]{32}:[0-9a-f]{64}$`));
+    // A key kept before marks were: the run that read it from the keychain to send it kept its mark.
+    expect(r.oldRun).toMatchObject({ code: 0, stdout: 'hi\n' });
+    expect(r.oldMark).toMatch(new RegExp(`^sha256:${t.apiKey.length}:[a-z0-9_-]*:[0-9a-f]{32}:[0-9a-f]{64}$`));
   });
 });

@@ -2,10 +2,10 @@
 // in the Secret Service (profile "work"), then runs that cannot reach any keychain (their D-Bus address leads nowhere),
 // each given the key by someone else: a model, a tool, a server's error. Prints one JSON report; never the key itself.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const [bin, keyFile, tools, echoRoot] = process.argv.slice(2);
+const [bin, keyFile, tools, echoRoot, validKey] = process.argv.slice(2);
 const key = readFileSync(keyFile, 'utf8');
 const configPath = join(process.env.ROUTER_CONFIG_DIR, 'config.json');
 const noKeychain = { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus' };
@@ -26,4 +26,11 @@ report.tool = run(['--verbose', 'chat', '-m', 'local/tools', '--tools', tools, '
 report.serverError = run(['chat', '-m', 'local/echo', 'hi'], { env: { ...noKeychain, ROUTER_API_ROOT: echoRoot } });
 report.apiBody = run(['api', '/v1/key'], { env: { ...noKeychain, ROUTER_API_ROOT: echoRoot } });
 report.usageError = run(['chat', `--${key}`], { env: noKeychain });
+// A key stored before marks were: its mark is kept by the first run that reads it from the keychain to send it.
+run(['config', 'set', 'api_key', '--profile', 'old'], { input: validKey });
+const config = JSON.parse(readFileSync(configPath, 'utf8'));
+delete config.profiles.old.api_key_keychain_mark;
+writeFileSync(configPath, JSON.stringify(config));
+report.oldRun = run(['chat', '--profile', 'old', '-m', 'local/echo', 'hi'], { env: { ROUTER_API_KEY: '' } });
+report.oldMark = JSON.parse(readFileSync(configPath, 'utf8')).profiles.old.api_key_keychain_mark ?? null;
 process.stdout.write(JSON.stringify(report));
