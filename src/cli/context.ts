@@ -81,8 +81,9 @@ export async function connect(io: IO, flags: GlobalFlags, settings: Settings, op
  * as a secret of `io`; `everywhere`: every string it prints to stdout is shown with them hidden too.
  */
 export async function hideKnownKeys(io: IO, everywhere = false): Promise<void> {
-  const { keys, unread } = (await import('../config/known-keys.js')).knownKeys(io.env);
+  const { keys, marks, unread } = (await import('../config/known-keys.js')).knownKeys(io.env);
   for (const key of keys) io.addSecret(key);
+  io.marked.add(marks);
   if (!everywhere) return;
   io.hidesKeys = true;
   // Said by a command that only prints what was kept (the others stop on a damaged file): why a profile's key may show.

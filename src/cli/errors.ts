@@ -46,7 +46,9 @@ const BATCH_EXIT: Record<BatchErrorReason, ExitCode> = {
  */
 export function reportError(err: unknown, io: IO): ExitCode {
   // A failure met before the keys were read (a flag's value quoting what was typed) hides them too.
-  for (const key of knownKeys(io.env).keys) io.addSecret(key);
+  const known = knownKeys(io.env);
+  for (const key of known.keys) io.addSecret(key);
+  io.marked.add(known.marks);
   const code = describeError(err, io);
   // What exists already (a batch just created) is named after any failure that follows, so that its
   // id is never lost; a failure of stdout names it on its own line (below), and Ctrl-C says how to go on.

@@ -19,6 +19,9 @@ export interface Profile {
   /** Where a key kept in the keychain is: its account there (src/config/keychain.ts); the file then holds no key. */
   api_key_keychain?: string;
   management_key_keychain?: string;
+  /** A key kept in the keychain known in a text without reading it there: src/internal/key-marks.ts. */
+  api_key_keychain_mark?: string;
+  management_key_keychain_mark?: string;
   /** App attribution, sent with every call: HTTP-Referer, X-OpenRouter-Title (and X-Title), X-OpenRouter-Categories. */
   app_url?: string;
   app_title?: string;

@@ -4,6 +4,7 @@
  */
 import { keychainName, KeychainError } from './keychain.js';
 import { sourceName, type Settings, type Source } from './settings.js';
+import type { KeyField } from './fields.js';
 
 /** A key that is set but cannot be had: its keychain entry is gone or unreadable, its command failed. */
 export class KeyUnavailableError extends Error {
@@ -46,5 +47,6 @@ export async function readKey(from: Extract<Source, { kind: 'keychain' | 'comman
     throw new KeyUnavailableError(`the ${from.field} of profile "${from.name}" is kept in ${keychainName()}, which cannot be read: ${err.message} (export ROUTER_${from.field.toUpperCase()} for this run, or ${again})`);
   }
   if (key === undefined) throw new KeyUnavailableError(`the ${from.field} of profile "${from.name}" was kept in ${keychainName()}, which no longer has it: ${again}`);
+  await (await import('./key-mark-kept.js')).keepKeyMark(from.name, from.field as KeyField, from.account, key, env);
   return key;
 }

@@ -22,7 +22,9 @@ export async function saveKey(store: ProfileStore, profile: string, field: KeyFi
     try {
       await (await import('./keychain.js')).keychainSet(account, key, signal);
       const old = store.get(profile)?.[`${field}_keychain`];
-      store.update(profile, { [field]: undefined, [`${field}_keychain`]: account });
+      // What lets every run hide the key without reading the keychain (docs/keys.md).
+      const mark = (await import('../internal/key-marks.js')).makeKeyMark(key);
+      store.update(profile, { [field]: undefined, [`${field}_keychain`]: account, [`${field}_keychain_mark`]: mark });
       if (old && old !== account) await forgetEntry(old);
       return { where: 'keychain', place: keychainName() };
     } catch (err) {
@@ -31,7 +33,7 @@ export async function saveKey(store: ProfileStore, profile: string, field: KeyFi
     }
   }
   const old = store.get(profile)?.[`${field}_keychain`];
-  store.update(profile, { [field]: key, [`${field}_keychain`]: undefined });
+  store.update(profile, { [field]: key, [`${field}_keychain`]: undefined, [`${field}_keychain_mark`]: undefined });
   if (old) await forgetEntry(old);
   return { where: 'file', place: store.path, why };
 }
@@ -39,7 +41,7 @@ export async function saveKey(store: ProfileStore, profile: string, field: KeyFi
 /** Removes a key of a profile wherever it is kept (the file, the keychain); a keychain entry that cannot be removed is said in the result. */
 export async function forgetKey(store: ProfileStore, profile: string, field: KeyField): Promise<string | undefined> {
   const account = store.get(profile)?.[`${field}_keychain`];
-  store.update(profile, { [field]: undefined, [`${field}_keychain`]: undefined });
+  store.update(profile, { [field]: undefined, [`${field}_keychain`]: undefined, [`${field}_keychain_mark`]: undefined });
   return account ? forgetEntry(account) : undefined;
 }
 

@@ -20,8 +20,11 @@ const CUT_CHARS = 8;
  */
 const KIND = /^(?:[a-z0-9]{1,5}[-_])+/;
 
+/** A key's kind (see KIND); empty for a key of none. */
+export const keyKind = (secret: string): string => KIND.exec(secret)?.[0] ?? '';
+
 /** How much of a secret's start a cut must leave to give some of it away: 8 characters, and one past its kind. */
-export const cutStartFloor = (secret: string): number => Math.max(CUT_CHARS, (KIND.exec(secret)?.[0].length ?? 0) + 1);
+export const cutStartFloor = (secret: string): number => Math.max(CUT_CHARS, keyKind(secret).length + 1);
 
 /**
  * What follows a text cut short: its end, a line's, a column's (tab), a closing quote. Not an ellipsis: `sk-or-v1-abc...wxyz`

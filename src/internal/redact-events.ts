@@ -1,5 +1,6 @@
 import { redactValue } from './hide-secrets.js';
 import { TextRedactor } from './redact-text.js';
+import type { MarkedKeys } from './key-marks.js';
 
 type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -20,21 +21,25 @@ export class EventRedactor {
   private readonly waiting = new Map<string, Rec>();
   private readonly queue: unknown[] = [];
 
-  constructor(private readonly secrets: readonly string[]) {}
+  constructor(
+    private readonly secrets: readonly string[],
+    private readonly marked?: MarkedKeys,
+  ) {}
 
   /** The events that can be printed now (none, while one waits), in order, every secret in them hidden. */
   push(ev: unknown): unknown[] {
-    if (!this.secrets.length) return [ev];
+    if (!this.secrets.length && !this.marked?.marks.length) return [ev];
     const type = isRec(ev) && typeof ev.type === 'string' ? ev.type : '';
     if (isRec(ev) && type.endsWith('.delta') && typeof ev.delta === 'string') {
       const part = partOf(type.slice(0, -'.delta'.length), ev);
-      const hide = this.parts.get(part) ?? new TextRedactor(this.secrets);
+      const hide = this.parts.get(part) ?? new TextRedactor(this.secrets, this.marked);
       this.parts.set(part, hide);
       const shown = { ...ev, delta: hide.push(ev.delta) };
       this.waiting.delete(part);
       if (hide.holding) this.waiting.set(part, shown);
       this.queue.push(shown);
     } else {
+      this.marked?.learn(JSON.stringify(ev) ?? '');
       if (isRec(ev) && type.endsWith('.done')) this.endPart(partOf(type.slice(0, -'.done'.length), ev));
       this.queue.push(ev);
     }

@@ -1,4 +1,5 @@
 import { hideSecrets, redactText, redactValue } from './hide-secrets.js';
+import { markedStart, type MarkedKeys } from './key-marks.js';
 
 /** How many characters at the end of `text` begin some secret (held back until the next piece says). */
 function secretStart(text: string, secrets: readonly string[]): number {
@@ -21,13 +22,18 @@ function secretStart(text: string, secrets: readonly string[]): number {
 export class TextRedactor {
   private held = '';
 
-  constructor(private readonly secrets: readonly string[]) {}
+  /** `marked`: keys kept in the keychain, known by their marks (found whole, they join `secrets`, its array). */
+  constructor(
+    private readonly secrets: readonly string[],
+    private readonly marked?: MarkedKeys,
+  ) {}
 
   /** What of `piece` (and what was held) can be shown now. */
   push(piece: string): string {
-    if (!this.secrets.length) return piece;
+    if (!this.secrets.length && !this.marked?.marks.length) return piece;
+    this.marked?.learn(this.held + piece);
     const all = redactText(this.held + piece, this.secrets);
-    const keep = secretStart(all, this.secrets);
+    const keep = Math.max(secretStart(all, this.secrets), this.marked ? markedStart(all, this.marked.marks) : 0);
     this.held = all.slice(all.length - keep);
     // What is let go is no longer the start of a whole key: a start of one it holds is hidden as a cut quote's.
     return hideSecrets(all.slice(0, all.length - keep), this.secrets);
@@ -42,13 +48,14 @@ export class TextRedactor {
   end(): string {
     const rest = this.held;
     this.held = '';
+    this.marked?.learn(rest);
     return hideSecrets(rest, this.secrets);
   }
 }
 
 /** Pieces of text with the secrets redacted (see TextRedactor). */
-export async function* redactedPieces(pieces: AsyncIterable<string>, secrets: readonly string[]): AsyncGenerator<string> {
-  const hide = new TextRedactor(secrets);
+export async function* redactedPieces(pieces: AsyncIterable<string>, secrets: readonly string[], marked?: MarkedKeys): AsyncGenerator<string> {
+  const hide = new TextRedactor(secrets, marked);
   for await (const piece of pieces) yield hide.push(piece);
   yield hide.end();
 }
@@ -68,11 +75,16 @@ export class ChunkRedactor {
   private readonly held = new Map<string, TextRedactor>();
   private last: Rec = {};
 
-  constructor(private readonly secrets: readonly string[]) {}
+  constructor(
+    private readonly secrets: readonly string[],
+    private readonly marked?: MarkedKeys,
+  ) {}
 
   push<T>(chunk: T): T {
-    if (!this.secrets.length || !isRec(chunk)) return chunk;
+    if ((!this.secrets.length && !this.marked?.marks.length) || !isRec(chunk)) return chunk;
     this.last = chunk;
+    // A marked key in the chunk's other fields (its text is the TextRedactors' to find, one split across chunks too).
+    if (this.marked?.marks.length) this.marked.learn(JSON.stringify({ ...chunk, choices: undefined }));
     const choices = Array.isArray(chunk.choices) ? chunk.choices.map((c: unknown) => this.choice(c)) : chunk.choices;
     return redactValue({ ...chunk, choices }, this.secrets) as T;
   }
@@ -94,7 +106,7 @@ export class ChunkRedactor {
       const text = typeof delta[field] === 'string' ? (delta[field] as string) : undefined;
       let hide = this.held.get(key);
       if (text === undefined && !(last && hide)) continue;
-      if (!hide) this.held.set(key, (hide = new TextRedactor(this.secrets)));
+      if (!hide) this.held.set(key, (hide = new TextRedactor(this.secrets, this.marked)));
       let shown = text === undefined ? '' : hide.push(text);
       if (last) {
         shown += hide.end();

@@ -98,7 +98,7 @@ export function reasoningPrinter(io: IO, opts: ExtraOpts) {
   let started = false;
   let last = '';
   // A key in use that the reasoning says back (of a prompt that held it) is hidden, as the answer's is.
-  const hide = new TextRedactor(io.secrets);
+  const hide = new TextRedactor(io.secrets, io.marked);
   const show = (text: string) => {
     if (!text) return;
     if (!started && io.errColor) io.err('\x1b[2m');

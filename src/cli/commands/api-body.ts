@@ -1,5 +1,6 @@
 /** `router api`'s answer body: decoded, its keys hidden, printed as it comes with bounded memory. */
 import { BytesRedactor } from '../../internal/redact-bytes.js';
+import type { KeyMark } from '../../internal/key-marks.js';
 import { decodedBody, UnknownCodingError } from '../../internal/content-coding.js';
 import { bodyChunks } from '../../client/body-chunks.js';
 import type { RawResponse } from '../../client/core.js';
@@ -10,8 +11,8 @@ import type { IO } from '../io/io.js';
 export const HELD_BYTES = 1024 * 1024;
 
 /** The answer's body decoded and with the keys hidden, in pieces as it comes. */
-export async function* shownBody(res: RawResponse, url: string, secrets: readonly string[]): AsyncGenerator<Buffer> {
-  const redactor = new BytesRedactor(secrets);
+export async function* shownBody(res: RawResponse, url: string, secrets: readonly string[], marks: readonly KeyMark[] = []): AsyncGenerator<Buffer> {
+  const redactor = new BytesRedactor(secrets, marks);
   try {
     for await (const piece of decodedBody(bodyChunks(res, url), res.headers['content-encoding'])) {
       const shown = redactor.push(piece);

@@ -192,7 +192,7 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
       const res = await client.raw.send({ method, path: pathOnly, query: { ...query, ...(after ? { after: [after] } : {}) }, headers, body }, { signal });
       if (io.verbose) io.note(`${method} ${pathOnly} -> ${res.status}${res.requestId ? ` (request ${res.requestId})` : ''}`);
       // The keys in use never go out, not even echoed by the server (a header, a body, 2xx or not, coded or not; in JSON, escaped).
-      const answer = shownBody(res, client.core.url(pathOnly, 'root'), withJsonForms(io.secrets));
+      const answer = shownBody(res, client.core.url(pathOnly, 'root'), withJsonForms(io.secrets), io.marked.marks);
       // The first MiB before anything is printed: a stdout that fails on the head must not lose what was made.
       const { head, more } = await holdFirst(answer, HELD_BYTES);
       if (opts.include) io.out(io.redact(statusAndHeaders(res)));

@@ -1,5 +1,6 @@
 import { hideable, hideSecrets, redactValue } from '../../internal/hide-secrets.js';
 import { knownKeys } from '../../config/known-keys.js';
+import { MarkedKeys } from '../../internal/key-marks.js';
 import type { Readable, Writable } from 'node:stream';
 import { isatty } from 'node:tty';
 import type { FlagValues } from '../flags/flags.js';
@@ -7,6 +8,7 @@ import type { GLOBAL_FLAGS } from '../flags/global-flags.js';
 import { visible } from '../../internal/visible.js';
 import { switchOn } from '../../internal/env-switch.js';
 import { JqQueue } from './jq-queue.js';
+import { drained } from './drained.js';
 
 /** The shortest time between two writes of streamed text to stdout (a person sees no delay under ~15 ms). */
 const STREAM_WRITE_GAP_MS = 10;
@@ -70,6 +72,8 @@ export class IO {
   private openLine = false;
   readonly secrets: string[] = [];
   private known?: string[];
+  /** The marks of keys kept in the keychain (src/internal/key-marks.ts): a key one finds in a text becomes a secret. */
+  readonly marked = new MarkedKeys((key) => this.addSecret(key));
   /** Every string to stdout has the secrets hidden (a command printing kept prompts and answers: define.ts). */
   hidesKeys = false;
   /** Aborted by Ctrl-C (set by the command wrapper): a read of input ends on it. */
@@ -121,7 +125,17 @@ export class IO {
     if (hideable(secret) && !this.secrets.includes(secret)) this.secrets.push(secret);
   }
 
-  redact(text: string): string { return hideSecrets(text, this.secrets); }
+  redact(text: string): string {
+    this.marked.learn(text);
+    return hideSecrets(text, this.secrets);
+  }
+
+  /** Every key the run knows without reading one (known-keys.ts; marks too), read at the first write to stderr. */
+  private knownNow(): string[] {
+    const read = this.known ? undefined : knownKeys(this.env);
+    if (read) this.marked.add(read.marks);
+    return (this.known ??= read!.keys.filter(hideable));
+  }
 
   /** Width of the terminal on stdout, or undefined when stdout is not one. */
   get columns(): number | undefined {
@@ -165,6 +179,7 @@ export class IO {
   private shaped(value: unknown): unknown {
     const { fields, select } = this.jsonShape;
     // Every secret the run knows, hidden in the values before they are JSON text (where a `"` in a key is `\"`).
+    if (this.marked.marks.length) this.marked.learn(JSON.stringify(value) ?? '');
     value = redactValue(value, this.secrets);
     return fields && select ? select(value, fields) : value;
   }
@@ -213,7 +228,8 @@ export class IO {
   /** One line, whatever the input it quotes holds: control characters shown escaped, a long one cut. */
   error(text: string): void {
     // Every key the run knows hidden before the cut, which could leave a piece of one err() no longer knows.
-    let line = visible(hideSecrets(this.redact(text), (this.known ??= knownKeys(this.env).keys.filter(hideable))));
+    const known = this.knownNow();
+    let line = visible(hideSecrets(this.redact(text), known));
     if (line.length > MAX_ERROR_LINE) line = `${line.slice(0, MAX_ERROR_LINE)}…`;
     this.err(this.errColor ? `\x1b[31merror:\x1b[0m ${line}\n` : `error: ${line}\n`);
   }
@@ -221,13 +237,13 @@ export class IO {
   /** Text to stderr, every key the run knows hidden (the known keys read at the first write, for stderr only); an open line of streamed text on the same terminal ended first. */
   err(text: string): void {
     this.transient?.();
-    this.known ??= knownKeys(this.env).keys.filter(hideable);
+    const known = this.knownNow();
     if (this.openLine && this.stderrTTY) {
       this.openLine = false;
       text = `\n${text}`;
     }
     try {
-      this.stderr.write(hideSecrets(this.redact(text), this.known));
+      this.stderr.write(hideSecrets(this.redact(text), known));
     } catch {
       /* stderr itself is gone: nothing is left to tell */
     }
@@ -274,26 +290,6 @@ export class IO {
 
   /** Waits until stdout has flushed, or fails with its error, or with Ctrl-C: a reader that stopped reading never holds the command past it. */
   drain(): Promise<void> {
-    const out = this.stdout;
-    const interrupt = this.interrupt;
-    return new Promise((resolve, reject) => {
-      if (out.writableLength === 0 || out.destroyed) return resolve();
-      if (interrupt?.aborted) return reject(interrupt.reason);
-      const done = (err?: Error) => {
-        out.off('drain', onDrain);
-        out.off('error', done);
-        out.off('close', onDrain);
-        interrupt?.removeEventListener('abort', onInterrupt);
-        if (err) reject(err);
-        else resolve();
-      };
-      const onDrain = () => done();
-      const onInterrupt = () => done(interrupt!.reason as Error);
-      out.once('drain', onDrain);
-      out.once('close', onDrain);
-      out.once('error', done);
-      interrupt?.addEventListener('abort', onInterrupt, { once: true });
-    });
+    return drained(this.stdout, this.interrupt);
   }
 }
-

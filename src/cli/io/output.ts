@@ -77,7 +77,7 @@ type ShownOpts = { raw?: boolean; json?: boolean; extract?: boolean; extractLast
 /** Streamed text as stdout shows it: rendered on a terminal, else exactly as received; with --extract, only its code block, as written. */
 export async function shownPieces(io: IO, pieces: AsyncIterable<string>, opts: ShownOpts, cut: () => boolean = () => false): Promise<AsyncIterable<string>> {
   // A key in use that the model says back (an echo of a prompt that held it) is hidden, as router api hides it.
-  if (io.secrets.length) pieces = redactedPieces(pieces, io.secrets);
+  if (io.secrets.length || io.marked.marks.length) pieces = redactedPieces(pieces, io.secrets, io.marked);
   if (extracts(opts)) return (await import('./fenced-code.js')).extractedPieces(pieces, !!opts.extractLast, (block) => sayExtracted(io, opts, block, cut()), cut);
   if (!rendersMarkdown(io, opts)) return pieces;
   return (await import('../markdown/index.js')).renderPieces(io, pieces);

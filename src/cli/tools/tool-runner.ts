@@ -99,9 +99,13 @@ export function mcpFrom(flag: string[] | undefined, settings: Settings): string 
 export async function openTools(src: ToolSources): Promise<ToolSet | undefined> {
   if (!src.local?.functions.length && !src.mcp?.length) return undefined;
   const [{ ToolSet }, { commandTool }, { toolEnv }] = await Promise.all([import('../../kit/toolset.js'), import('../../kit/command-tool.js'), import('../../kit/tool-env.js')]);
-  const env = toolEnv(src.env, src.secrets);
+  // Not only the keys sent: a variable holding any key router knows (another profile's, one kept in the keychain) goes too.
+  const [{ knownKeys }, { markedKeysIn }] = await Promise.all([import('../../config/known-keys.js'), import('../../internal/key-marks.js')]);
+  const known = knownKeys(src.env);
+  const secrets = [...src.secrets, ...known.keys, ...Object.values(src.env).flatMap((v) => (v ? markedKeysIn(v, known.marks) : []))];
+  const env = toolEnv(src.env, secrets);
   // A tool runs as this user: it could read the keys from this process's /proc/PID/environ, unless hidden there.
-  hideFromEnviron([...src.secrets, ...Object.values(KEY_ENV).map((name) => src.env[name])]);
+  hideFromEnviron([...secrets, ...Object.values(KEY_ENV).map((name) => src.env[name])]);
   const fns = src.local?.functions ?? [];
   const open = ToolSet.open({
     declared: fns.filter((f) => f.command === undefined).map((f) => f.decl),

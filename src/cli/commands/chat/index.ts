@@ -93,6 +93,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
   ctx.useCommandModel(earlier);
   applyModelOptions(ctx.cmd, opts, (await ctx.settings()).model, io.env);
   const connected = await connect();
+  (await import('../../answers/key-in-prompt.js')).sayKeyInPrompt(io, prompt);
   const { client, settings } = connected;
   const recorded = new Map<ChatMessage, ChatMessage>();
   const f = fragments || earlier?.messages.some((m) => 'fragments' in m) ? await import('../../answers/fragments.js') : undefined;
@@ -236,7 +237,7 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
   const streamCall = jqStop ? { ...call, signal: AbortSignal.any([call.signal, jqStop]) } : call;
   const chunks = opts.json ? await client.chat.stream(req, streamCall) : await client.chat.streamText(req, streamCall);
   // A key in use said back split across two chunks' text: each chunk's end that may begin one waits for the next.
-  const hide = new ChunkRedactor(io.secrets);
+  const hide = new ChunkRedactor(io.secrets, io.marked);
   const leftLines = () => hide.end().map((c) => io.jsonLine(c)).join('');
   // What one read of the network brought goes out in one write.
   async function* pieces() {

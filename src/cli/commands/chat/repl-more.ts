@@ -193,7 +193,7 @@ function roleArguments(arg: string): { name: string; values: Record<string, stri
 export async function answerWriter(io: IO, opts: ChatOptions): Promise<{ write(piece: string): void; end(whole: boolean): void }> {
   const { rendersMarkdown } = await import('../../io/output.js');
   const md = rendersMarkdown(io, opts) ? (await import('../../markdown/index.js')).terminalMarkdown(io) : undefined;
-  const hide = new TextRedactor(io.secrets);
+  const hide = new TextRedactor(io.secrets, io.marked);
   let shown = false;
   const show = (text: string) => text && io.out(md ? md.push(text) : text);
   return {

@@ -80,6 +80,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
   ctx.useCommandModel();
   applyModelOptions(ctx.cmd, opts, (await ctx.settings()).model, io.env);
   const connected = await connect();
+  (await import('../../answers/key-in-prompt.js')).sayKeyInPrompt(io, typeof input === 'string' ? input : JSON.stringify(input));
   const { client, settings } = connected;
   const req = buildResponsesRequest(input, opts, settings.model);
   applyExtras(req, opts, extras, 'responses');
@@ -212,7 +213,7 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
   let endsLine = false;
   let texted = false;
   // A key said back split across two events' deltas: the end of a delta that may begin one moves to the next (redact-events.ts).
-  const hide = new EventRedactor(io.secrets);
+  const hide = new EventRedactor(io.secrets, io.marked);
   const lines = (evs: unknown[]) => evs.map((e) => io.jsonLine(e)).join('');
   async function* pieces() {
     try {
