@@ -5,15 +5,14 @@ import { GLOBAL_FLAGS } from './flags/global-flags.js';
 import { VERSION } from '../client/version.js';
 import { attachRuntime, type Runtime } from './run.js';
 import { IO, processStreams, type Streams } from './io/io.js';
-import { closest, didYouMean } from '../internal/did-you-mean.js';
-import { visible } from '../internal/visible.js';
+import { didYouMean } from '../internal/did-you-mean.js';
 import { definitionOf, register, type AnyCommandDef, type GroupDef } from './define.js';
 import { installLastResort, report } from './last-resort.js';
 import { docsInHelp, helpAfterText, helpWidth } from './io/installed-docs.js';
 import { narrowItems } from './io/narrow-help.js';
 import { withKnownKeysHidden } from '../config/known-keys.js';
+import { commandPath, usageLine } from './flags/usage-line.js';
 import { takesNextWord } from './flags/value-word.js';
-import { oneWordPrompt, otherToolsHint } from './flags/other-tools-words.js';
 import type { JsonTarget } from './io/json-output.js';
 
 /** A command: `group`, where `router --help` lists it. */
@@ -138,75 +137,6 @@ export function listedUsage(cmd: Command): string {
   const def = definitionOf(cmd);
   if (!def || !('run' in def)) return '';
   return (def.usage ?? cmd.usage()).replace(/\[command\]\s*/, '').replace(/^\[options\]\s*/, '');
-}
-
-function commandPath(cmd: Command): string {
-  const names: string[] = [];
-  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
-  return names.join(' ');
-}
-
-/** Flags other tools spell otherwise, by their name there. */
-const FLAG_ALIASES: Record<string, string> = { image: 'attach', images: 'attach', img: 'attach', attachment: 'attach' };
-/** Other tools' names for a subcommand (gh's and docker's ls, rm), where the group has none of that name. */
-const COMMAND_ALIASES: Record<string, string[]> = { ls: ['list'], rm: ['delete'], remove: ['delete'], del: ['delete'], view: ['show', 'list'], show: ['list'], cat: ['show'], new: ['create', 'save'], add: ['save', 'create'] };
-/** A subcommand other tools have that is a flag here, by group and word (OpenAI's batch results, batch output). */
-const FLAG_COMMANDS: Record<string, string> = { 'batch results': 'get ID --results FILE', 'batch output': 'get ID --results FILE' };
-
-function* allOptions(cmd: Command) {
-  for (let c: Command | null = cmd; c; c = c.parent) yield* c.options;
-}
-
-/**
- * A value outside an option's or argument's choices, an unknown flag or command: what it most likely
- * meant, only when close (commander's own guesses reach too far: --image was --usage).
- */
-function choiceHint(text: string, cmd: Command): string {
-  const m = /'([^']*)' is invalid.*[Aa]llowed(?: choices are|:) (.+)$/.exec(text);
-  if (m) return didYouMean(m[1]!, m[2]!.split(/,\s*/));
-  // A word of llm's (router logs, chat -o): where router has it, rather than a guess.
-  const foreign = /^unknown (?:command|option) '(.+)'$|^option '(-\w), [^']*' argument '[A-Za-z_]/.exec(text);
-  const instead = foreign && otherToolsHint(commandPath(cmd), (foreign[1] ?? foreign[2])!);
-  if (instead) return ` (${instead})`;
-  // No flag has a space in it or starts with a digit: text meant as a prompt or an argument, where the command takes one.
-  const words = /^unknown option '(-.*)'$/.exec(text);
-  if (words && /[\s']|^-\d/.test(words[1]!) && cmd.registeredArguments.length) return ` (text that starts with "-" goes after --, as in ${commandPath(cmd)} -- '${words[1]!.replace(/'/g, "'\\''")}')`;
-  // An id kept under a name that starts with "-" (chat --conversation -x makes one): commander reads it as flags.
-  if (words && /^-[^-]/.test(words[1]!) && cmd.registeredArguments[0]?.name() === 'id') return ` (an id that starts with "-" goes after --, as in ${commandPath(cmd)} -- ${words[1]})`;
-  const flag = /^unknown option '(--[^'=]+)/.exec(text);
-  if (flag) {
-    const flags: string[] = [];
-    for (let c: Command | null = cmd; c; c = c.parent) for (const o of c.options) if (o.long) flags.push(o.long.slice(2));
-    // Other tools' names for a flag (llm's and mods' --image is -a/--attach here).
-    const alias = FLAG_ALIASES[flag[1]!.slice(2)];
-    const known = alias && [...allOptions(cmd)].find((o) => o.long === `--${alias}`);
-    if (known) return ` (did you mean ${known.flags.replace(/ <.*$/, '').replace(', ', '/')}?)`;
-    // Measured without the dashes: they are no part of the word the user may have mistyped.
-    const meant = closest(flag[1]!.slice(2), flags);
-    return meant ? ` (did you mean --${meant}?)` : '';
-  }
-  const command = /^unknown command '([^']+)'/.exec(text);
-  const alias = command && (FLAG_COMMANDS[`${cmd.name()} ${command[1]!}`] ?? COMMAND_ALIASES[command[1]!]?.find((a) => cmd.commands.some((c) => c.name() === a)));
-  if (alias) return ` (did you mean ${alias}?)`;
-  if (!command) return '';
-  return didYouMean(command[1]!, cmd.commands.map((c) => c.name())) || (cmd.parent ? '' : oneWordPrompt(command[1]!, Object.entries(COMMAND_ALIASES).flat(2)));
-}
-
-/** Commander's message as one line (its "did you mean …?" kept), then where to look. */
-export function usageLine(message: string, cmd: Command, hide: (text: string) => string = (t) => t): string {
-  const [first, ...rest] = message.trim().split('\n').map((l) => l.trim()).filter(Boolean);
-  // commander's "argument 'x' is invalid." joined to the parser's reason reads as one clause.
-  const text = [first!.replace(/^error:\s*/, ''), ...rest]
-    .join(' ')
-    // An argument's bad value reads as an option's does.
-    .replace(/^command-argument value '([^']*)' is invalid for argument '([^']*)'\./, "argument '$2' value '$1' is invalid.")
-    .replace(/ is invalid\. (\S)/, (_, c: string) => ` is invalid: ${c.toLowerCase()}`)
-    // commander's guess, as every other guess is written: in lower case.
-    .replace(/\(Did you mean /g, '(did you mean ')
-    .replace(/\.$/, '');
-  // The input it quotes as io.error shows it: keys hidden, control characters escaped, then a long value (a model id of 5,000 characters) cut.
-  const shown = visible(hide(text + choiceHint(text, cmd))).replace(/'([^']{101,})'/g, (_, v: string) => `'${[...v].slice(0, 100).join('')}…'`);
-  return `error: ${shown}; see "${commandPath(cmd)} --help"\n`;
 }
 
 /** Applies exitOverride and the runtime's streams to the whole tree: usage errors exit with EXIT.USAGE. */

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { installedPackage } from '../support/installed-package.js';
+import { diagnosticLines } from '../support/ts-diagnostics.js';
 // @ts-expect-error: a build script, plain JavaScript
 import { publicTypeGaps, STRICTEST } from '../../scripts/public-types.mjs';
 
@@ -69,13 +70,7 @@ export async function main(s: { timeout?: number; temperature?: number; user?: s
 }
 `);
     try {
-      const program = ts.createProgram([file], options());
-      const source = program.getSourceFile(file)!;
-      const errors = [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)].map((d) => {
-        const { line } = source.getLineAndCharacterOfPosition(d.start ?? 0);
-        return `line ${line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ').slice(0, 300)}`;
-      });
-      expect(errors).toEqual([]);
+      expect(diagnosticLines(ts.createProgram([file], options()), file)).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

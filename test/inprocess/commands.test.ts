@@ -51,7 +51,7 @@ describe('in process', () => {
     writeFileSync(file, JSON.stringify({ custom_id: 'a', body: { model: 'local/echo', messages: [{ role: 'user', content: 'x' }] } }));
     expect((await run(['batch', 'create', file])).code).toBe(0);
     for (const columns of [50, 80, 200]) {
-      const r = await run(['batch', 'list'], { tty: { stdout: true, stderr: true }, columns });
+      const r = await run(['batch', 'list'], { tty: { stdout: true, stderr: true }, columns, env: { NO_COLOR: '1' } });
       expect(r.code).toBe(0);
       const lines = r.stdout.trimEnd().split('\n');
       expect(lines[0]).toMatch(/^id\s+status/);

@@ -57,7 +57,8 @@ describe('router models', () => {
 
   it('a terminal gets a table with a header', async () => {
     const r = await run(['models', 'echo'], { tty: { stdout: true, stderr: true }, columns: 120 });
-    expect(r.stdout.split('\n')[0]).toMatch(/^id\s+name\s+context\s+\$\/M prompt\s+\$\/M completion\s+modalities$/);
+    // The head in bold: a terminal, color not turned off (NO_COLOR empty).
+    expect(r.stdout.split('\n')[0]).toMatch(/^\x1b\[1mid\s+name\s+context\s+\$\/M prompt\s+\$\/M completion\s+modalities\x1b\[22m$/);
   });
 
   it('models show: one model whole; an unknown id is exit 5 with the nearest', async () => {

@@ -123,7 +123,7 @@ describe('router credits with a key that is not valid', () => {
 
 describe('router models on a narrow terminal', () => {
   it('shortens names, not the prices: at 60 columns every price is in sight', async () => {
-    const r = await run(['models'], { tty: { stdout: true }, columns: 60 });
+    const r = await run(['models'], { tty: { stdout: true }, columns: 60, env: { NO_COLOR: '1' } });
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/\$\/M prompt {2}\$\/M completion/);

@@ -191,6 +191,13 @@ export class Terminal {
     return text;
   }
 
+  /** The screen's rows as the window shows them: a line wider than the window is two rows (screen() joins them). */
+  async rows(): Promise<string[]> {
+    const text = await this.control.command('capture-pane -p -t t -S -300');
+    if (this.failure) throw this.failure;
+    return text.split('\n');
+  }
+
   /**
    * Looks at the screen each time the pane prints (and every 100 ms) until `pattern` is on it; returns that screen once
    * the pane has been quiet for a moment (SETTLE_MS, at most SETTLE_MAX_MS): a program that printed a line is usually

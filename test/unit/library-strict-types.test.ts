@@ -2,6 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
 import { expect, it } from 'vitest';
+import { diagnosticLines } from '../support/ts-diagnostics.js';
 
 // A TypeScript program as a newcomer who checks strictly writes it (n12, the 21st newcomer pass): `strict`, and
 // the options @tsconfig/strictest adds. Under `exactOptionalPropertyTypes` the first line of every page's program,
@@ -65,12 +66,7 @@ it('a program checked with strict, exactOptionalPropertyTypes and noUncheckedInd
       module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true,
       exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, noImplicitOverride: true, noEmit: true, types: ['node'],
     });
-    const own = program.getSourceFile(file)!;
-    const errors = [...program.getSyntacticDiagnostics(own), ...program.getSemanticDiagnostics(own)].map((d) => {
-      const { line } = own.getLineAndCharacterOfPosition(d.start ?? 0);
-      return `line ${line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ').slice(0, 300)}`;
-    });
-    expect(errors).toEqual([]);
+    expect(diagnosticLines(program, file)).toEqual([]);
   } finally {
     rmSync(file, { force: true });
   }

@@ -177,7 +177,7 @@ describe('table: a column cut to fit the terminal', () => {
     const stdout = Object.assign(new PassThrough(), { columns: 40 });
     const io = new IO({}, { stdin: new PassThrough(), stdout, stderr: new PassThrough(), env: { ROUTER_CONFIG_DIR: '/nonexistent/router-config' }, tty: { stdout: true } });
     io.addSecret(key);
-    const shown = table(io, ['id', 'title'], [['c_1', `about ${key} and more words than fit`]], 1);
+    const shown = table(io, ['id', 'title'], [['c_1', `about ${key} and more words than fit`]], { fit: 1 });
     // Was: "about sk-rt-v1-0123…", the cut before the key was whole.
     expect(shown).toContain('about **** and');
     expect(shown).not.toContain(key.slice(0, 8));

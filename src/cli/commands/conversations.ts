@@ -36,7 +36,7 @@ const list = defineCommand({
     const fields = (c: ConversationSummary) => [c.id, c.updated_at, String(c.turns), c.model ?? c.answered_by ?? 'default', c.title].map((f) => visible(f));
     // On a terminal a table, as the other lists (keys, usage, profiles) print there.
     if (io.stdoutTTY) {
-      io.out((await import('../io/table.js')).table(io, ['id', 'updated', 'turns', 'model', 'title'], [...conversationSummaries(env, chosen)].map(fields), 4));
+      io.out((await import('../io/table.js')).table(io, ['id', 'updated', 'turns', 'model', 'title'], [...conversationSummaries(env, chosen)].map(fields), { fit: 4 }));
       return;
     }
     let chunk = '';

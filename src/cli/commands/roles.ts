@@ -127,7 +127,7 @@ async function runSave(ctx: RunContext<Record<string, unknown>>, name: string): 
   const { io, opts, cmd, env } = ctx;
   const path = rolePath(env, name);
   let system = await textOrFile('--system', typeof opts.system === 'string' ? opts.system : undefined, io);
-  if (system === undefined && !io.stdinTTY && !io.noStdin) system = (await (await import('../run.js')).readAll(io.stdin, io.interrupt)).trim();
+  if (system === undefined && !io.stdinTTY && !io.noStdin) system = (await (await import('../io/read-stdin.js')).readAll(io.stdin, io.interrupt)).trim();
   if (!system) throw usage(`no system prompt for role ${name}: give --system TEXT or pipe it (echo "You are terse." | router roles save ${name})`);
   const settings: Record<string, unknown> = {};
   const { typedAlias } = await import('../flags/model-alias.js');

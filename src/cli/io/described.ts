@@ -1,8 +1,7 @@
 /**
  * The one rule of what router prints for people and for scripts: a list is `table()` (./table.ts), one thing
- * described is `described()`. On a terminal a table (cli-table3), or `name  value` lines with the names aligned;
+ * described is `described()`. On a terminal a table, or `name  value` lines with the names aligned;
  * piped, tab-separated fields with no header or padding, so `cut -f`, `awk -F'\t'` and `IFS=$'\t' read` split them.
- * Apart from table.ts: describing one thing loads no cli-table3.
  */
 import type { IO } from './io.js';
 import { textWidth } from '../markdown/runs.js';

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { collectBounded, inputTooLarge, MAX_INPUT_BYTES } from './bounded-read.js';
 import { usage } from '../exit-codes.js';
 import type { IO } from './io.js';
-import { readStdin, readStdinBytes } from '../run.js';
+import { readStdin, readStdinBytes } from './read-stdin.js';
 import { describeCode, isSystemError } from '../../internal/system-errors.js';
 import { blankInput, isBlank, onlyBlanks } from '../../internal/blank.js';
 import { utf8Text } from './utf8.js';

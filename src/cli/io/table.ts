@@ -1,55 +1,85 @@
-import Table from 'cli-table3';
 import type { IO } from './io.js';
 import { aligned, tabLine } from './described.js';
 import { textWidth } from '../markdown/runs.js';
+import { visible } from '../../internal/visible.js';
+
+/** How a table is drawn on a terminal. */
+export interface TableShape {
+  /** The column of free text (a title, a path) cut with "…" so the table is no wider than the terminal. */
+  fit?: number;
+  /** No borders, two spaces between columns (gh's style), for lists that run long (models, batches); a line still too wide is cut with "…". */
+  bare?: boolean;
+}
 
 /**
- * A human table on a terminal (color only when the IO allows it); off one, tab-separated lines
- * without the header, as every list prints when piped. `fit`: the column of free text (a title, a
- * path) cut with "…" so the table is no wider than the terminal, which would wrap each line in two.
- * A table still wider (a key's hash is 64 columns) is shown as psql's expanded display does: each row
- * a block of "column  value" lines, nothing cut.
+ * The one table router prints. Off a terminal: tab-separated lines without the header, as every list
+ * prints when piped. On one: columns padded by what the terminal shows (a wide letter two columns, a
+ * combining mark none), each cell's control characters shown escaped (a server's `\x1b]0;…` would
+ * retitle the window, a tab or line break tear the row) and keys hidden before any cut; color only
+ * when the IO allows it. A boxed table still wider than the terminal (a key's hash is 64 columns) is
+ * shown as psql's expanded display does: each row a block of "column  value" lines, nothing cut.
  */
-export function table(io: IO, head: string[], rows: (string | number)[][], fit?: number): string {
+export function table(io: IO, head: readonly string[], rows: readonly (readonly (string | number)[])[], shape: TableShape = {}): string {
   if (!io.stdoutTTY) return rows.map((r) => tabLine(r)).join('');
-  const make = (colWidths: (number | null)[] = []) => {
-    const t = new Table({ head, colWidths, style: { head: io.color ? ['cyan'] : [], border: io.color ? ['grey'] : [] } });
-    // Cut here, a letter at a time: cli-table3 cuts UTF-16 units, half an emoji shown as �. Keys hidden before the cut.
-    for (const r of rows) t.push(r.map((c, i) => (i === fit && colWidths[i] ? cut(io.redact(String(c)), colWidths[i] - 2) : String(c))));
-    return t.toString();
-  };
-  let text = make();
-  // The top border gives each column's width: ┌──┬────┐, one character a cell's (a wide one counts two there too).
-  const widthsOf = (t: string) => t.slice(0, t.indexOf('\n')).replace(/\x1b\[[\d;]*m/g, '').slice(1, -1).split('┬').map((s) => s.length);
-  const overOf = (t: string) => widthsOf(t).reduce((a, b) => a + b + 1, 1) - (io.columns ?? 80);
-  const widths = widthsOf(text);
-  const over = overOf(text);
-  if (fit !== undefined && over > 0 && widths[fit]! > FIT_MIN) {
-    const colWidths: (number | null)[] = head.map(() => null);
-    colWidths[fit] = Math.max(FIT_MIN, widths[fit]! - over);
-    text = make(colWidths);
+  const cells = rows.map((r) => r.map((c) => shownCell(io, c)));
+  const names = head.map((h) => visible(h));
+  const widths = names.map((h, i) => Math.max(textWidth(h), ...cells.map((r) => textWidth(r[i] ?? ''))));
+  const columns = io.columns ?? 80;
+  const drawn = (w: number[]) => (shape.bare ? w.reduce((a, b) => a + b, 0) + 2 * (w.length - 1) : w.reduce((a, b) => a + b + 3, 1));
+  const { fit } = shape;
+  const over = drawn(widths) - columns;
+  const fitted = fit !== undefined && over > 0 && widths[fit]! > FIT_MIN ? Math.max(FIT_MIN, widths[fit]! - over) : undefined;
+  if (!shape.bare && drawn(fitted === undefined ? widths : widths.map((w, i) => (i === fit ? fitted : w))) > columns) return expanded(io, names, cells);
+  if (fitted !== undefined) {
+    widths[fit!] = fitted;
+    for (const r of cells) r[fit!] = cut(r[fit!]!, fitted);
   }
-  if (overOf(text) > 0) return expanded(io, head, rows);
-  return `${text}\n`;
+  return shape.bare ? bare(io, names, cells, widths, columns) : boxed(io, names, cells, widths);
+}
+
+/** A cell as shown on a terminal: keys hidden, control characters escaped. */
+function shownCell(io: IO, cell: string | number): string {
+  return visible(io.redact(String(cell)));
+}
+
+const pad = (text: string, width: number) => text + ' '.repeat(Math.max(0, width - textWidth(text)));
+
+/** cli-table3's look: a box, a line between rows, the head in cyan and the borders grey. */
+function boxed(io: IO, head: string[], rows: string[][], widths: number[]): string {
+  const grey = (s: string) => (io.color ? `\x1b[90m${s}\x1b[39m` : s);
+  const cyan = (s: string) => (io.color ? `\x1b[36m${s}\x1b[39m` : s);
+  const rule = (left: string, mid: string, right: string) => grey(left + widths.map((w) => '─'.repeat(w + 2)).join(mid) + right);
+  const row = (cells: string[], paint = (s: string) => s) => grey('│') + cells.map((c, i) => ` ${paint(pad(c, widths[i]!))} `).join(grey('│')) + grey('│');
+  const between = rule('├', '┼', '┤');
+  const lines = [rule('┌', '┬', '┐'), row(head, cyan), ...rows.flatMap((r) => [between, row(r)]), rule('└', '┴', '┘')];
+  return `${lines.join('\n')}\n`;
+}
+
+/** gh's look: no borders, the head in bold, the last column unpadded; a line wider than the terminal cut with "…". */
+function bare(io: IO, head: string[], rows: string[][], widths: number[], columns: number): string {
+  const line = (cells: string[], bold = false) => {
+    const text = cut(cells.map((c, i) => (i === cells.length - 1 ? c : pad(c, widths[i]!))).join('  '), columns);
+    return bold && io.color ? `\x1b[1m${text}\x1b[22m` : text;
+  };
+  return [line(head, true), ...rows.map((r) => line(r))].join('\n') + '\n';
 }
 
 /** Each row as a block of "column  value" lines (the column names in the table's head color), a blank line between. */
-function expanded(io: IO, head: string[], rows: (string | number)[][]): string {
+function expanded(io: IO, head: string[], rows: string[][]): string {
   const paint = (name: string) => (io.color ? `\x1b[36m${name}\x1b[39m` : name);
   return rows.map((r) => aligned(r.map((c, i) => [head[i]!, c]), paint)).join('\n');
 }
 
-/** The narrowest a fitted column is cut to (its padding included): past that the table wraps as it must. */
-const FIT_MIN = 12;
+/** The narrowest a fitted column is cut to: past that the table is shown expanded (or, bare, its lines cut). */
+const FIT_MIN = 10;
 
-/** `text` in at most `width` columns: cut between letters, with "…". */
-function cut(text: string, width: number): string {
+/** `text` in at most `width` columns: cut between letters, with "…" (half an emoji is never shown). */
+export function cut(text: string, width: number): string {
   if (textWidth(text) <= width) return text;
   let out = '';
-  let w = 0;
   for (const ch of text) {
-    w += textWidth(ch);
-    if (w > width - 1) break;
+    // Measured with what comes before: a letter joined to an emoji (👨‍👩‍👧) takes no column of its own.
+    if (textWidth(out + ch) > width - 1) break;
     out += ch;
   }
   return `${out}…`;

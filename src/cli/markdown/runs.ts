@@ -43,10 +43,13 @@ const ZERO_WIDTH = /\p{Mn}|\p{Me}|[\u200b-\u200f\u2060]|[\ufe00-\ufe0f]/u;
 /** Columns a text takes on a terminal (no escape sequences in it). */
 export function textWidth(text: string): number {
   let w = 0;
+  let joined = false;
   for (const ch of text) {
     const cp = ch.codePointAt(0)!;
-    if (cp < 32 || ZERO_WIDTH.test(ch)) continue;
-    w += eastAsianWidth(cp);
+    // A letter after a zero-width joiner joins the emoji before it (👨‍👩‍👧 is one picture, two columns).
+    const zero = cp < 32 || joined || ZERO_WIDTH.test(ch);
+    joined = cp === 0x200d;
+    if (!zero) w += eastAsianWidth(cp);
   }
   return w;
 }

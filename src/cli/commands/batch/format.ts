@@ -2,6 +2,8 @@ import { isTerminalBatchStatus } from '../../../client/facts.js';
 import type { Batch } from '../../../client/types.js';
 import type { IO } from '../../io/io.js';
 import { described, tabLine } from '../../io/described.js';
+import { textWidth } from '../../markdown/runs.js';
+import { visible } from '../../../internal/visible.js';
 
 /** A time the service gave, as a date; one no date can hold (a server's slip) as the number it sent. */
 const iso = (seconds: number) => {
@@ -40,8 +42,9 @@ export function tableRows(items: Batch[], width: number): { head: string[]; rows
     { head: 'model', cell: (b: Batch) => b.model },
     { head: 'endpoint', cell: (b: Batch) => b.endpoint },
   ];
+  // Measured as the table shows them: control characters escaped, wide letters two columns.
   const widthOf = (cols: typeof all) =>
-    cols.reduce((sum, c) => sum + 2 + Math.max(c.head.length, ...items.map((b) => c.cell(b).length)), 0);
+    cols.reduce((sum, c) => sum + 2 + Math.max(textWidth(c.head), ...items.map((b) => textWidth(visible(c.cell(b))))), 0);
   let cols = all;
   while (cols.length > 2 && widthOf(cols) > width) cols = cols.slice(0, -1);
   return { head: cols.map((c) => c.head), rows: items.map((b) => cols.map((c) => c.cell(b))) };
@@ -62,15 +65,4 @@ export function describeBatch(io: IO, b: Batch): string {
   if (typeof cost === 'number' && isTerminalBatchStatus(b.status)) lines.push(['cost', `$${cost.toFixed(6)}`]);
   if (b.error) lines.push(['error', b.error.message]);
   return described(io, lines);
-}
-
-/** A borderless table (gh's style) no wider than `width`: the last column is cut with "…" if need be. */
-export function renderTable(head: string[], rows: string[][], width: number, bold = (s: string) => s): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[], style = (s: string) => s) => {
-    const text = cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
-    const cut = text.length > width ? `${text.slice(0, Math.max(1, width - 1))}…` : text;
-    return style(cut);
-  };
-  return [line(head, bold), ...rows.map((r) => line(r))].join('\n') + '\n';
 }

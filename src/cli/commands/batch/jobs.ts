@@ -52,7 +52,7 @@ export async function runJobs(ctx: RunContext<FlagValues<typeof JOBS_FLAGS>>): P
   if (!rows.length) return ctx.io.info('no jobs yet: router batch run FILE.jsonl starts one');
   // Piped, tab-separated lines (table() drops the header there); on a terminal a table, as batch job ID prints its shards.
   const { table } = await import('../../io/table.js');
-  ctx.io.out(table(ctx.io, ['id', 'state', 'shards ended', 'completed/failed/requests', 'cost', 'created', 'input'], rows, 6));
+  ctx.io.out(table(ctx.io, ['id', 'state', 'shards ended', 'completed/failed/requests', 'cost', 'created', 'input'], rows, { fit: 6 }));
 }
 
 export async function runJobShow(ctx: RunContext<FlagValues<typeof JOB_FLAGS>>, id: string): Promise<void> {

@@ -5,7 +5,8 @@ import { isNoListing } from '../../../client/resources/batches.js';
 import { usage } from '../../exit-codes.js';
 import type { RunContext } from '../../run.js';
 import type { ListOpts } from './flags.js';
-import { renderTable, tableRows, tsvLine } from './format.js';
+import { tableRows, tsvLine } from './format.js';
+import { table } from '../../io/table.js';
 
 /** Digits pass through as a Unix timestamp; anything else is read as a date. */
 export function toTimestamp(flag: string, value: string): string {
@@ -64,8 +65,7 @@ export async function runList(ctx: RunContext<ListOpts>): Promise<void> {
       return;
     }
     const { head, rows } = tableRows(items, io.columns!);
-    const chalk = io.color ? (await import('chalk')).default : undefined;
-    io.out(renderTable(head, rows, io.columns!, chalk ? (s) => chalk.bold(s) : undefined));
+    io.out(table(io, head, rows, { bare: true }));
     more();
   } finally {
     await client.close();

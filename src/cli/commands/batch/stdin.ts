@@ -4,7 +4,7 @@ import { processAlive } from '../../../internal/process.js';
 import { usage } from '../../exit-codes.js';
 import { limitBytes } from '../../io/bounded-read.js';
 import type { InStream } from '../../io/io.js';
-import { refuseFolderStdin } from '../../run.js';
+import { refuseFolderStdin } from '../../io/read-stdin.js';
 
 const SPOOL_PREFIX = 'router-batch-stdin-';
 /** Twice a batch's limit (lines with method and url, spaces): more stdin cannot be one batch. */

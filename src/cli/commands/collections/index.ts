@@ -17,7 +17,7 @@ const list = defineCommand({
     if (opts.json) return io.json(all);
     if (!all.length) return io.info('no collections yet: router embed TEXT -c NAME --id ID, or router embed-multi NAME FILE');
     const rows = all.map((c) => [c.name, c.model, String(c.count)].map((f) => visible(f)));
-    if (io.stdoutTTY) return void io.out((await import('../../io/table.js')).table(io, ['name', 'model', 'entries'], rows, 2));
+    if (io.stdoutTTY) return void io.out((await import('../../io/table.js')).table(io, ['name', 'model', 'entries'], rows, { fit: 2 }));
     io.out(rows.map((r) => tabLine(r)).join(''));
   },
 });

@@ -1,4 +1,4 @@
-import { readAll } from '../../run.js';
+import { readAll } from '../../io/read-stdin.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import type { IO } from '../../io/io.js';
 import { didYouMean } from '../../../internal/did-you-mean.js';

@@ -3,6 +3,9 @@ import type { Model } from '../../../client/resources/models.js';
 import { didYouMean } from '../../../internal/did-you-mean.js';
 import { collect } from '../../flags/options.js';
 import type { FlagTable, FlagValues } from '../../flags/flags.js';
+import { cut } from '../../io/table.js';
+import { textWidth } from '../../markdown/runs.js';
+import { visible } from '../../../internal/visible.js';
 
 export const MODEL_COLUMNS = ['id', 'name', 'context', '$/M prompt', '$/M completion', 'modalities'] as const;
 
@@ -122,14 +125,16 @@ const LEAST_NAME = 8;
  * and the prices stay in sight. The table cuts only its lines' end, and long names (OpenRouter's
  * "Anthropic: Claude …") would push the prices out of it.
  */
-export function fitColumns(rows: string[][], width: number): { head: string[]; rows: string[][] } {
+export function fitColumns(given: string[][], width: number): { head: string[]; rows: string[][] } {
   const NAME = 1;
   const head: string[] = [...MODEL_COLUMNS];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  // Measured as the table shows them: control characters escaped, wide letters two columns.
+  const rows = given.map((r) => r.map((c) => visible(c)));
+  const widths = head.map((h, i) => Math.max(textWidth(h), ...rows.map((r) => textWidth(r[i]!))));
   const others = widths.reduce((sum, w, i) => (i === NAME || i === widths.length - 1 ? sum : sum + w), 0) + 2 * (widths.length - 1);
   const room = width - others - Math.min(LAST_COLUMN_ROOM, widths.at(-1)!);
   if (widths[NAME]! <= room) return { head, rows };
   const without = <T>(cells: T[]) => cells.filter((_, i) => i !== NAME);
   if (room < LEAST_NAME) return { head: without(head), rows: rows.map(without) };
-  return { head, rows: rows.map((r) => r.map((cell, i) => (i === NAME && cell.length > room ? `${cell.slice(0, room - 1)}…` : cell))) };
+  return { head, rows: rows.map((r) => r.map((cell, i) => (i === NAME ? cut(cell, room) : cell))) };
 }

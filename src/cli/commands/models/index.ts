@@ -3,7 +3,7 @@ import { CliError, EXIT, usage } from '../../exit-codes.js';
 import type { RunContext } from '../../run.js';
 import { defineCommand } from '../../define.js';
 import type { FlagTable, FlagValues } from '../../flags/flags.js';
-import { renderTable } from '../batch/format.js';
+import { table } from '../../io/table.js';
 import { FILTER_FLAGS, filterModels, fitColumns, modelRow, sortModels, unknownFilter } from './filter.js';
 import type { Model } from '../../../client/resources/models.js';
 import { options } from './options.js';
@@ -67,9 +67,8 @@ async function runModels(ctx: RunContext<FlagValues<typeof FLAGS>>, search: stri
   if (opts.json) io.json(found);
   else if (!io.stdoutTTY) io.out(found.map((m) => tabLine(modelRow(m, ''))).join(''));
   else if (found.length) {
-    const chalk = io.color ? (await import('chalk')).default : undefined;
     const fitted = fitColumns(found.map((m) => modelRow(m, '-')), io.columns!);
-    io.out(renderTable(fitted.head, fitted.rows, io.columns!, chalk ? (s) => chalk.bold(s) : undefined));
+    io.out(table(io, fitted.head, fitted.rows, { bare: true }));
   }
   if (none) throw none;
 }

@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { textWidth } from '../../src/cli/markdown/runs.js';
+import type { FixtureServer } from '../support/fixture-server.js';
+import { runInProcess } from '../support/inprocess.js';
+import { EMOJI_NAMES, ODD_NAMES, oddNamesLedger, oddNamesServer } from '../support/odd-names.js';
+
+// One table for the CLI (src/cli/io/table.ts): cells padded by the columns a terminal gives them, a server's control
+// characters shown escaped. Was: `models` and `batch list` padded by string length (a CJK name pushed its row's later
+// columns 6 to the right, a combining mark pulled them 2 left) and printed `\x1b]0;…\x1b[2J` raw (a retitled window,
+// a cleared screen); the other tables (cli-table3) measured a zero-width space as one column and printed escapes raw.
+const NAMES = [...ODD_NAMES, ...EMOJI_NAMES];
+let server: FixtureServer;
+let dir: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  server = await oddNamesServer(NAMES);
+  dir = mkdtempSync(join(tmpdir(), 'router-table-widths-'));
+  oddNamesLedger(dir, NAMES);
+  env = { ROUTER_API_ROOT: server.apiRoot, ROUTER_API_KEY: 'sk-test-key-000000', ROUTER_CONFIG_DIR: join(dir, 'config'), ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_NO_LOG: '1', ROUTER_STATE_DIR: dir, XDG_CACHE_HOME: join(dir, 'cache'), NO_COLOR: '1' };
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const onTerminal = (args: string[]) => runInProcess(args, { env, tty: { stdout: true }, columns: 200 });
+const piped = (args: string[]) => runInProcess(args, { env });
+/** The screen column where `cell` starts in `line`. */
+const columnOf = (line: string, cell: string) => textWidth(line.slice(0, line.indexOf(cell)));
+const CONTROL = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/;
+
+it('models and batch list on a terminal: every column starts at one screen column in every row, escapes shown escaped', async () => {
+  // Each row's number cell (context, or the batch's total) is found by its own value; the head's by its name.
+  const cases = [
+    { args: ['models', '--refresh'], head: 'context', cell: (i: number) => String(1000 + i * 1111) },
+    { args: ['batch', 'list'], head: 'done/failed/total', cell: (i: number) => `1/0/${1000 + i * 1111}` },
+  ];
+  for (const { args, head, cell } of cases) {
+    const r = await onTerminal(args);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout, args.join(' ')).not.toMatch(CONTROL);
+    expect(r.stdout).toContain('evil\\u001b]0;pwned\\u0007\\u001b[2J');
+    expect(r.stdout).toContain('tab\\there');
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(NAMES.length + 1);
+    const at = columnOf(lines[0]!, head);
+    expect(NAMES.map((_, i) => columnOf(lines.find((l) => l.includes(cell(i)))!, cell(i))), args.join(' ')).toEqual(NAMES.map(() => at));
+  }
+});
+
+it('a boxed table (usage --by model): every line as wide as the top border, each border at one screen column', async () => {
+  const r = await onTerminal(['usage', '--by', 'model']);
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdout).not.toMatch(CONTROL);
+  expect(r.stdout).toContain('evil\\u001b]0;pwned\\u0007\\u001b[2J');
+  const lines = r.stdout.trimEnd().split('\n');
+  const borders = (line: string) => [...line].flatMap((ch, i) => ('│┼├┤┬┴┌┐└┘'.includes(ch) ? [textWidth([...line].slice(0, i).join(''))] : []));
+  expect(lines.map(borders)).toEqual(lines.map(() => borders(lines[0]!)));
+  expect(lines.length).toBeGreaterThan(NAMES.length * 2);
+});
+
+it('a fitted column is cut by screen columns, between letters: a wide name never pushes the table past the terminal', async () => {
+  for (let columns = 40; columns <= 80; columns += 4) {
+    for (const args of [['models'], ['batch', 'list']]) {
+      const r = await runInProcess(args, { env, tty: { stdout: true }, columns });
+      expect(r.code, r.stderr).toBe(0);
+      for (const line of r.stdout.trimEnd().split('\n')) expect(textWidth(line), `${columns}: ${line}`).toBeLessThanOrEqual(columns);
+      expect(r.stdout).not.toContain('\ufffd');
+    }
+  }
+});
+
+it('piped, the same lists are tab-separated fields, a server\'s control characters escaped: one line a record', async () => {
+  const models = (await piped(['models', '--refresh'])).stdout.trimEnd().split('\n');
+  const batches = (await piped(['batch', 'list'])).stdout.trimEnd().split('\n');
+  for (const lines of [models, batches]) {
+    expect(lines).toHaveLength(NAMES.length);
+    for (const line of lines) expect(line.split('\t'), line).toHaveLength(6);
+    for (const line of lines) for (const field of line.split('\t')) expect(field).not.toMatch(CONTROL);
+  }
+  expect(models).toContain('acme/m1\te\u0301mile\u0301\t2111\t1.00\t2.00\ttext->text');
+  expect(batches.find((l) => l.startsWith('batch_3\t'))).toContain('evil\\u001b]0;pwned\\u0007\\u001b[2J');
+});
+
+it('text joined into one emoji (👨‍👩‍👧) takes the columns of one picture', () => {
+  expect(textWidth('👨‍👩‍👧')).toBe(2);
+  expect(textWidth('🎉 party')).toBe(8);
+  expect(textWidth('日本語')).toBe(6);
+  expect(textWidth('e\u0301')).toBe(1);
+});
