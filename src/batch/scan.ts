@@ -141,7 +141,8 @@ export async function scanRequests(file: string, label: string, opts: { endpoint
   if (total > maxBytes) problems.add(undefined, `the request body would be ${total} bytes (${(total / 1e6).toFixed(1)} MB), over the limit of ${maxBytes} bytes (${(maxBytes / 1e6).toFixed(0)} MB) (${split})`);
   if (!opts.model && state.models.size > 1) {
     const [[a, la], [b, lb]] = [...state.models.entries()];
-    problems.add(undefined, `the bodies name different models ("${a}" on line ${la}, "${b}" on line ${lb}): give ${term('model')}`);
+    // --model is no way out: a body naming another model is refused beside it (and by the service).
+    problems.add(undefined, `the bodies name different models ("${a}" on line ${la}, "${b}" on line ${lb}), and a batch has one: make a file of each model's lines`);
   }
   problems.throwIfAny();
   return { file, endpoint, model, count, bytes: total, plain: state.plain };

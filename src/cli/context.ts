@@ -45,7 +45,7 @@ export async function connect(io: IO, flags: GlobalFlags, settings: Settings, op
   const key = opts.management ? (settings.managementKey ?? settings.apiKey) : settings.apiKey;
   if (!key) {
     throw new CliError(
-      `no API key for profile "${settings.profile}": set ROUTER_API_KEY, or run "router login"`,
+      `no API key for profile "${settings.profile}": set ROUTER_API_KEY, or run "router login"${(await import('./flags/env-names.js')).otherToolsKey(io.env)}`,
       EXIT.AUTH,
     );
   }

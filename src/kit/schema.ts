@@ -50,7 +50,9 @@ export async function answerSchema(schema: Record<string, unknown> | string, sou
     }
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw new SchemaError('not_object', `is ${kindOf(value)}, not a JSON schema object`, source);
-  const keys = Object.keys(value);
+  const wrapped = unwrap(value as Record<string, unknown>, source);
+  value = wrapped.schema;
+  const keys = Object.keys(value as object);
   if (!keys.some((k) => KEYWORDS.has(k))) throw new SchemaError('not_schema', keys.length ? 'it has no "type", "properties" or other JSON Schema keyword' : 'it is empty', source);
   let validate: SchemaValidator;
   try {
@@ -58,10 +60,29 @@ export async function answerSchema(schema: Record<string, unknown> | string, sou
   } catch (err) {
     throw new SchemaError('invalid_schema', (err as Error).message, source);
   }
-  const title = typeof (value as { title?: unknown }).title === 'string' ? (value as { title: string }).title : '';
+  const title = wrapped.name ?? (typeof (value as { title?: unknown }).title === 'string' ? (value as { title: string }).title : '');
   const name = title.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 64) || 'answer';
   return { name, schema: value as Record<string, unknown>, validate };
 }
+
+/**
+ * The schema inside the wrappers it is sent in, as another program keeps it: chat's `response_format`
+ * (`{"type": "json_schema", "json_schema": {"name", "schema", "strict"}}`), its `json_schema` alone, Responses'
+ * `text.format` (`{"type": "json_schema", "name", "schema"}`); with the name it had there. Anything else as it is.
+ */
+function unwrap(value: Record<string, unknown>, source: string | undefined): { schema: Record<string, unknown>; name?: string } {
+  if (value.type === 'json_object') throw new SchemaError('not_schema', 'it is chat\'s JSON mode, which has no schema: --response-format json_object asks for it', source);
+  const inner = value.type === 'json_schema' ? (isObject(value.json_schema) ? value.json_schema : value) : value;
+  const wrapper = value.type === 'json_schema' || (isObject(value.schema) && Object.keys(value).every((k) => WRAPPER_KEYS.has(k)));
+  if (!wrapper) return { schema: value };
+  const schema = inner.schema;
+  if (!isObject(schema)) throw new SchemaError('not_object', `is a json_schema format whose "schema" is ${schema === undefined ? 'missing' : kindOf(schema)}, not a JSON schema object`, source);
+  return typeof inner.name === 'string' ? { schema, name: inner.name } : { schema };
+}
+
+/** The names beside a schema in the `json_schema` of a chat's response_format. */
+const WRAPPER_KEYS = new Set(['name', 'schema', 'strict', 'description']);
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 const kindOf = (v: unknown): string => (Array.isArray(v) ? 'an array' : v === null ? 'null' : typeof v === 'string' ? 'a string' : `a ${typeof v}`);
 

@@ -69,10 +69,14 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
 
     it('lines naming different models', async () => {
       const err = await caught(scanRequests(twoModels, 'two-models.jsonl', {}));
-      expect(err.lines).toEqual(['two-models.jsonl: the bodies name different models ("local/m0" on line 1, "local/m1" on line 2): give model']);
+      const said = 'the bodies name different models ("local/m0" on line 1, "local/m1" on line 2), and a batch has one: make a file of each model\'s lines';
+      expect(err.lines).toEqual([`two-models.jsonl: ${said}`]);
       const r = await t.run(['batch', 'create', twoModels]);
-      expect(r.stderr).toBe(`error: ${twoModels}: the bodies name different models ("local/m0" on line 1, "local/m1" on line 2): give --model\n`);
+      expect(r.stderr).toBe(`error: ${twoModels}: ${said}\n`);
       expect(r.code).toBe(2);
+      // It said "give --model", which only moves the refusal to the other model's lines.
+      const given = await t.run(['batch', 'create', twoModels, '--model', 'local/m0']);
+      expect(given).toMatchObject({ code: 2, stderr: `error: ${twoModels}:2: body.model "local/m1" differs from --model "local/m0"\n` });
     });
   });
 });

@@ -21,6 +21,7 @@ import { checkHeaders } from '../../client/request-checks.js';
 import { counted } from '../../internal/counted.js';
 import { refuseUnderBudget } from './api-budget.js';
 import { withJsonForms } from '../../internal/hide-secrets.js';
+import { openaiMethod } from '../flags/openai-cli-words.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
@@ -155,6 +156,8 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
   const given = second ?? first;
   // As gh api: "v1/models" is "/v1/models"; a URL is no path.
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(given)) throw usage(`give a path relative to the API root (e.g. /v1/models), not a URL: "${given}"`);
+  const openai = given.includes('/') ? undefined : openaiMethod(given);
+  if (openai) throw usage(`router api takes a path relative to the API root (e.g. /v1/models), not a command: ${openai}`);
   const path = given.startsWith('/') ? given : `/${given}`;
   if (second !== undefined && !(METHODS as readonly string[]).includes(upper)) throw usage(`"${first}" is not an HTTP method (${METHODS.join(', ')})`);
   if (second === undefined && (METHODS as readonly string[]).includes(upper)) throw usage(`no path after ${upper}: give one relative to the API root, e.g. router api ${upper} /v1/batches`);

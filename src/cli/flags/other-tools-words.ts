@@ -1,3 +1,5 @@
+import { openaiHint } from './openai-cli-words.js';
+
 /**
  * What a user of llm (or aichat) types that router spells otherwise, and where to go instead: said in
  * place of a guess after "unknown command" or "unknown option" (a guess there would mislead: `router keys
@@ -191,6 +193,11 @@ export function oneWordPrompt(word: string, commandWords: readonly string[]): st
 
 /** Where to go instead of a command or flag of another tool (`path`: the command it was given to). */
 export function otherToolsHint(path: string, word: string): string | undefined {
+  return llmOrAichatHint(path, word) ?? openaiHint(path, word);
+}
+
+/** llm's and aichat's words (their prompt at the top, their flags in chat). */
+function llmOrAichatHint(path: string, word: string): string | undefined {
   // -v is verbose, or the version, elsewhere: both are here, spelled otherwise.
   if (word === '-v') return FLAGS[`${path} -v`] ?? 'no -v here: --verbose adds detail to errors, -V prints the version';
   if (path === 'router') return COMMANDS[`${path} ${word}`] ?? topHint(word);

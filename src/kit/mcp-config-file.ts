@@ -1,0 +1,33 @@
+/**
+ * A `--mcp` given another program's file of MCP servers (Claude's and Cursor's `mcpServers`, VS Code's `servers`,
+ * crush's `mcp`): no server to start, but each of its servers as the value that starts it here.
+ */
+import { readFile } from 'node:fs/promises';
+
+const KEYS = ['mcpServers', 'servers', 'mcp', 'context_servers'];
+type Entry = { command?: unknown; args?: unknown; url?: unknown };
+
+/** A word of a command line, quoted for a shell where it must be. */
+const shellWord = (w: string): string => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`);
+
+/** Why `argv` (one word, a JSON file of MCP servers) starts nothing, and each server's --mcp value; undefined for any other. */
+export async function serversFileProgram(argv: readonly string[]): Promise<string | undefined> {
+  if (argv.length !== 1) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(argv[0]!, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const key = value && typeof value === 'object' ? KEYS.find((k) => (value as Record<string, unknown>)[k] && typeof (value as Record<string, unknown>)[k] === 'object') : undefined;
+  if (!key) return undefined;
+  const entries = Object.values((value as Record<string, Record<string, Entry>>)[key]!);
+  const each = entries.flatMap((e) => {
+    if (typeof e?.url === 'string') return [e.url];
+    if (typeof e?.command !== 'string') return [];
+    const args = Array.isArray(e.args) ? e.args.filter((a): a is string => typeof a === 'string') : [];
+    return [[e.command, ...args].map(shellWord).join(' ')];
+  });
+  const shown = each.slice(0, 3).map((s) => `--mcp ${shellWord(s)}`).join(' ');
+  return `it is a file of MCP servers ("${key}"), not a server: give each server as --mcp COMMAND or --mcp URL${shown ? `, as ${shown}` : ''}`;
+}
