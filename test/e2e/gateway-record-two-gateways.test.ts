@@ -9,7 +9,8 @@ import { SETTLE } from '../support/until.js';
 // Two `router serve` processes recording into one folder (docs/gateway.md, Record and replay): a
 // gateway's start removes the partial cassettes a killed one left, never those of a gateway still
 // recording there (before: every `.json.partial` went, the other's stream under way included, and a
-// kill -9 of that one then left nothing of it).
+// kill -9 of that one then left nothing of it). And `--replay DIR --record-missing` makes its folder
+// as `--record` does (before: "no such folder"); `--replay` alone still refuses a missing one.
 const dir = mkdtempSync(join(tmpdir(), 'router-record-two-'));
 const started: { g: Serve; stderr: () => string }[] = [];
 let upstream: Emulator | undefined;
@@ -80,5 +81,15 @@ describe('two gateways recording into one folder', () => {
     await vi.waitFor(() => expect(third.stderr()).toContain(`record: ${path} was a partial recording (its gateway was stopped mid-stream): removed, to be recorded again`), SETTLE);
     expect(existsSync(path)).toBe(false);
     await stop(third);
+  });
+
+  it('--replay DIR --record-missing makes a missing folder and records into it', async () => {
+    const cassettes = join(dir, 'not-yet', 'cassettes');
+    const filling = await serve(['--replay', cassettes, '--record-missing'], 'state-4');
+    const res = await ask(filling.g, { ...BODY, stream: false });
+    expect(res.status).toBe(200);
+    await stop(filling);
+    expect(readdirSync(cassettes).filter((f) => f.endsWith('.json'))).toHaveLength(1);
+    // `--replay` alone still refuses a missing folder (test/inprocess/serve-gateway.test.ts).
   });
 });
