@@ -55,14 +55,14 @@ describe.runIf(process.platform !== 'win32')('a batch recorded to cassettes', ()
     const name = readdirSync(first).find((f) => contentOf(join(first, f)) === 'one')!;
     const held = join(dir, 'held');
     mkdirSync(held);
-    execFileSync('mkfifo', [join(held, `${name}.tmp`)]);
+    execFileSync('mkfifo', [join(held, `${name}.${process.pid}.tmp`)]);
     const asked = up.seen.length;
     let kept: Promise<string> | undefined;
     // The held write let go (read), once: the gateway's close waits for it.
     const letGo = () =>
       (kept ??= new Promise<string>((resolve) => {
         let text = '';
-        createReadStream(join(held, `${name}.tmp`)).on('data', (d) => (text += d)).on('end', () => resolve(text));
+        createReadStream(join(held, `${name}.${process.pid}.tmp`)).on('data', (d) => (text += d)).on('end', () => resolve(text));
       }));
     await recording('b', held, async (e, id) => {
       try {

@@ -116,7 +116,7 @@ it('a run killed while writing the answer that came after a held 503 leaves a re
   const [oldFile] = readdirSync(cassettes);
   // The answer's file (take 2) as a pipe: its write waits there until this test reads it, as a
   // kill -9 could find it, half-way through what the answer's save writes.
-  const pipe = join(cassettes, oldFile!.replace('.json', '-2.json.tmp'));
+  const pipe = join(cassettes, oldFile!.replace('.json', `-2.json.${process.pid}.tmp`));
   execFileSync('mkfifo', [pipe]);
   const recorder = await gateway('answer-first-rec', cassettes, 'record');
   try {

@@ -174,7 +174,8 @@ async function gatewayOptions(opts: FlagValues<typeof FLAGS>, env: NodeJS.Proces
   const flag = opts.record !== undefined ? 'record' : 'replay';
   const found = dir === undefined ? undefined : statSync(dir, { throwIfNoEntry: false });
   if (found && !found.isDirectory()) throw usage(`--${flag} ${dir} is a file, not a folder`);
-  if (opts.replay !== undefined && !found) throw usage(`--replay ${opts.replay}: no such folder`);
+  // --record-missing makes its folder as --record does: a first run records every request.
+  if (opts.replay !== undefined && !found && !opts.recordMissing) throw usage(`--replay ${opts.replay}: no such folder`);
   if (opts.record !== undefined || opts.recordMissing) await writableFolder(`--${flag}`, dir!, 0o777);
   let text: string;
   try {

@@ -96,13 +96,32 @@ export function nearestTake(requests: Iterable<Take[]>, provider: string, body: 
   return nearest;
 }
 
-/** A cassette written to `<path>.tmp`, then renamed: whole or absent. A write that fails (a full disk) is said on stderr. */
+/** Names this process writes through now (temp files, partial cassettes): a second writer of one (another gateway in it) takes the next. */
+const inUse = new Set<string>();
+
+/**
+ * A name beside `path` only this writer writes through: `<path>.<pid><suffix>` (`.<pid>-<n><suffix>`
+ * while another writer of this process holds that one). Two gateways recording into one folder once
+ * wrote each cassette through the one `<file>.tmp`: a rename took the other's half-written file into
+ * place, and the other's rename failed (ENOENT). `release` gives the name back once written.
+ */
+export function ownName(path: string, suffix: string): { name: string; release: () => void } {
+  let name = `${path}.${process.pid}${suffix}`;
+  for (let n = 2; inUse.has(name); n++) name = `${path}.${process.pid}-${n}${suffix}`;
+  inUse.add(name);
+  return { name, release: () => void inUse.delete(name) };
+}
+
+/** A cassette written to its own temp file (ownName), then renamed: whole or absent. A write that fails (a full disk) is said on stderr. */
 export async function writeCassetteFile(path: string, text: string): Promise<void> {
+  const temp = ownName(path, '.tmp');
   try {
-    await writeFile(`${path}.tmp`, text);
-    await rename(`${path}.tmp`, path);
+    await writeFile(temp.name, text);
+    await rename(temp.name, path);
   } catch (err) {
     process.stderr.write(`record: cassette ${path} not written: ${(err as Error).message}\n`);
-    await rm(`${path}.tmp`, { force: true }).catch(() => undefined);
+    await rm(temp.name, { force: true }).catch(() => undefined);
+  } finally {
+    temp.release();
   }
 }

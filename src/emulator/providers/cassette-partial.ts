@@ -1,7 +1,9 @@
-/** A stream's cassette written as it comes: `<file>.partial`, so a gateway killed -9 mid-stream leaves what it had relayed. */
+/** A stream's cassette written as it comes: `<file>.<pid>.partial`, so a gateway killed -9 mid-stream leaves what it had relayed. */
 import { readdirSync, rmSync, existsSync } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { processAlive } from '../../internal/process.js';
+import { ownName } from './cassette-folder.js';
 import { hiddenKey } from './key-scrub.js';
 
 /** How long events gather before they are appended: a stream shorter than this writes nothing more. */
@@ -19,12 +21,18 @@ export class PartialCassette {
   private chain: Promise<void> = Promise.resolve();
   private handle: FileHandle | undefined;
   private failed = false;
+  /** This writer's own name of the file (its pid in it): another gateway's start leaves it while this one runs. */
+  private readonly own: { name: string; release: () => void };
+  private readonly path: string;
 
   constructor(
-    private readonly path: string,
+    whole: string,
     private readonly head: () => unknown,
     private readonly scrub: (text: string) => string,
-  ) {}
+  ) {
+    this.own = ownName(whole, PARTIAL);
+    this.path = this.own.name;
+  }
 
   /** An event relayed: appended within EVERY_MS. */
   add<T>(chunk: T): T {
@@ -56,36 +64,48 @@ export class PartialCassette {
     clearTimeout(this.timer);
     this.lines = [];
     return this.chain.then(async () => {
-      if (!this.handle) return;
-      await this.handle.close().catch(() => undefined);
-      await rm(this.path, { force: true }).catch((err: Error) => void process.stderr.write(`record: partial cassette ${this.path} not removed: ${err.message}\n`));
+      if (this.handle) {
+        await this.handle.close().catch(() => undefined);
+        await rm(this.path, { force: true }).catch((err: Error) => void process.stderr.write(`record: partial cassette ${this.path} not removed: ${err.message}\n`));
+      }
+      this.own.release();
     });
   }
 }
 
 /** A recording's partial file, as it comes: `add` an event (`field` of the whole, so not in its head); `end` it once, after the deck's writes so far (`after`). */
 export function partialFor(dir: string, file: string, cassette: { response: object }, field: 'chunks' | 'audio', scrub: (text: string) => string, after: (end: () => Promise<void>) => void) {
-  const partial = new PartialCassette(join(dir, `${file}${PARTIAL}`), () => ({ ...cassette, response: { ...cassette.response, [field]: undefined } }), scrub);
+  const partial = new PartialCassette(join(dir, file), () => ({ ...cassette, response: { ...cassette.response, [field]: undefined } }), scrub);
   let over = false;
   return { add: <T>(event: T): T => partial.add(event), end: () => void (over || ((over = true), after(() => partial.end()))) };
 }
 
+/** A cassette's partial or temp file: `<file>.json.<pid>[-n].partial` or `.tmp` (no pid: an older version's). */
+const LEFTOVER = /^(.*\.json)(?:\.(\d+)(?:-\d+)?)?(\.partial|\.tmp)$/;
+
 /**
  * Partial cassettes a killed gateway left in `dir`, said on stderr at the start: `--replay` answers
  * none of them (the request is a miss); `--record` and `--record-missing` remove them, so the request
- * is recorded again (`replay`: whether the run only replays, and writes nothing).
+ * is recorded again, and the temp files of cassettes it was writing (`replay`: whether the run only
+ * replays, and writes nothing). Those of a gateway still running (its pid in the name: another
+ * recording into this folder, or this process's own) are its own, still written: left alone.
  */
 export function partialLeftovers(dir: string, replay: boolean): void {
   for (const file of readdirSync(dir).sort()) {
+    const [, whole, pid, kind] = LEFTOVER.exec(file) ?? [];
+    if (!whole || (pid && processAlive(Number(pid)))) continue;
     const path = join(dir, file);
-    if (!file.endsWith(`.json${PARTIAL}`)) continue;
-    const whole = existsSync(path.slice(0, -PARTIAL.length));
+    if (kind === '.tmp') {
+      if (pid && !replay) rmSync(path, { force: true });
+      continue;
+    }
+    const kept = existsSync(join(dir, whole));
     if (replay) {
-      if (!whole) process.stderr.write(`replay: ${path} is a partial recording (its gateway was stopped mid-stream): not replayed; router serve --record-missing would record it again\n`);
+      if (!kept) process.stderr.write(`replay: ${path} is a partial recording (its gateway was stopped mid-stream): not replayed; router serve --record-missing would record it again\n`);
       continue;
     }
     rmSync(path, { force: true });
-    if (!whole) process.stderr.write(`record: ${path} was a partial recording (its gateway was stopped mid-stream): removed, to be recorded again\n`);
+    if (!kept) process.stderr.write(`record: ${path} was a partial recording (its gateway was stopped mid-stream): removed, to be recorded again\n`);
   }
 }
 

@@ -105,7 +105,7 @@ export class CassetteDeck {
 
   /**
    * Writes a cassette off the event loop, in turn after those before it: to a temp file, then renamed,
-   * so the file is whole or absent (a kill leaves at most a `.json.tmp`, never read). A write that
+   * so the file is whole or absent (a kill leaves at most a `.json.<pid>.tmp`, never read). A write that
    * fails (a full disk) is said on stderr; the answer it recorded was delivered all the same.
    */
   private write(path: string, text: string): void {
