@@ -2,7 +2,8 @@
  * The creates of `router batch create` whose answer has not been heard yet: one record per create
  * (its API root, file content and options), written before it is sent and removed once its batch
  * id is out. A record left behind (the CLI killed, the answer lost) is what a rerun of the same
- * create finds: its batch is looked for, never sent again unknowingly. Records older than the 30
+ * create finds: its batch is looked for, never sent again unknowingly. A create with --watch keeps its
+ * record until the watch saw its batch end (a rerun of one killed mid-watch watches the same batch). Records older than the 30
  * days the service keeps a batch are dropped; identical creates at once take turns (lockCreate).
  */
 import { createHash } from 'node:crypto';
@@ -26,6 +27,8 @@ export interface PendingCreate {
   input: string;
   /** Its batch, once the answer came (the id may not have been printed yet). */
   batch_id?: string;
+  /** Made with --watch: its id said, the record kept until the watch sees it end (a rerun watches it, never sends again). */
+  watching?: true;
 }
 
 /** One create: the API root, the file's content (its SHA-256) and what the batch is made with. */

@@ -4,7 +4,7 @@
  * naming --new (deployed: nothing lists batches), never a second batch sent in silence.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchesOf, batchesPathOf, FLAVORS, newSpace, requestsFile, setFaults } from '../support/batch-jobs.js';
@@ -80,6 +80,38 @@ describe.each(FLAVORS)('batch create killed before its id was printed (%s flavou
     expect(onPurpose.code, onPurpose.stderr).toBe(0);
     expect(onPurpose.stderr).not.toMatch(/never answered/);
     expect(await batchesOf(t, s)).toHaveLength(before + 1);
+  });
+
+  it('create --watch --results killed mid-watch, the same command run again: it watches the batch made, never a second; results whole', async () => {
+    const s = await newSpace(t, `watch-${flavor}`);
+    const file = requestsFile(t.dir, `${flavor}-watch.jsonl`, 3, (i) => ({ messages: [{ role: 'user', content: `line ${i}` }], max_tokens: 10 }));
+    const out = join(t.dir, `${flavor}-watch-results.jsonl`);
+    const watching = [...create(file), '--watch', '--interval', '100ms', '--results', out];
+    // The batch made and its id said; every look at it held (until the kill): the watch cannot end first.
+    await setFaults(t, s, [`held,path=${batchesPathOf(flavor)}/,method=GET`]);
+    const child = t.spawn(watching, s.env);
+    let stderr = '';
+    child.stderr!.on('data', (c) => (stderr += c));
+    await waitFor(async () => /created batch_/.test(stderr) && (await batchesOf(t, s)).length === 1, 'the batch to be made and its id said');
+    await killed(child);
+    await setFaults(t, s, []);
+    const made = (await batchesOf(t, s))[0].id as string;
+    expect(existsSync(out)).toBe(false);
+
+    // Before, the rerun made (and billed) a second batch: the first's id was said on stderr only.
+    const again = await t.run(watching, { env: s.env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(new RegExp(`earlier create --watch of .* made ${made} .*not sent again; watching it`));
+    expect(await batchesOf(t, s)).toHaveLength(1);
+    const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.custom_id).sort()).toEqual(['c1', 'c2', 'c3']);
+    expect(lines.every((l) => l.error === null)).toBe(true);
+
+    // Its watch saw it end: the same command once more is a create of its own, as documented.
+    const third = await t.run(watching, { env: s.env });
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.stderr).not.toMatch(/earlier create/);
+    expect(await batchesOf(t, s)).toHaveLength(2);
   });
 
   it('other options are another create: sent, and the unanswered one is still looked for', async () => {

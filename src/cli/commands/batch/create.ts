@@ -150,11 +150,12 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
       io.info(`created ${created.id}: ${counted(scan.count, 'request')} to ${scan.endpoint} with ${model} (${created.status})`);
       return;
     }
-    // The id goes out at once, whatever happens next: a watch that is killed never loses it.
+    // The id goes out at once, whatever happens next: a watch that is killed never loses it. Its record stays
+    // until the watch sees the batch end: the same command run again after a kill watches it, never sends again.
     io.note(`created ${created.id}: ${counted(scan.count, 'request')} to ${scan.endpoint} with ${model}`);
-    clearCreate(ctx.env, key);
+    if (record) recordCreate(ctx.env, key, { ...record, batch_id: created.id, watching: true });
     unlock();
-    await watchAndFinish(ctx, client, created.id, created, target);
+    await watchAndFinish(ctx, client, created.id, created, target, () => clearCreate(ctx.env, key));
   } finally {
     unlockCreate?.();
     if (target && 'file' in target) target.file.abortSync();

@@ -27,7 +27,9 @@ export async function earlierCreate(ctx: RunContext<CreateOpts>, client: RouterC
   const prior = pendingCreate(ctx.env, key);
   if (!prior) return undefined;
   const name = shape.file === '-' ? 'these requests' : shape.file;
-  const earlier = `an earlier create of ${name} with these options, sent at ${prior.sent_at}, was never answered`;
+  const earlier = prior.batch_id && prior.watching
+    ? `an earlier create --watch of ${name} with these options made ${prior.batch_id} (sent at ${prior.sent_at}) and was stopped before its watch saw it end`
+    : `an earlier create of ${name} with these options, sent at ${prior.sent_at}, was never answered`;
   if (ctx.opts.new) {
     ctx.io.note(`${earlier}; sent again as asked (--new): if it made a batch, both are billed`);
     clearCreate(ctx.env, key);
@@ -35,6 +37,11 @@ export async function earlierCreate(ctx: RunContext<CreateOpts>, client: RouterC
   }
   // What it made, once known: the budgets' hold its send kept (if killed under a budget) becomes that batch's, or goes.
   const made = (id: string | undefined) => settleEarlierSend(ctx, { record: createRecordPath(ctx.env, key), sent_at: prior.sent_at }, id);
+  if (prior.batch_id && prior.watching) {
+    await made(prior.batch_id);
+    ctx.io.note(`${earlier}: not sent again${ctx.opts.watch ? '; watching it' : ''} (--new makes another)`);
+    return client.batches.get(prior.batch_id, { signal: ctx.signal });
+  }
   if (prior.batch_id) {
     await made(prior.batch_id);
     ctx.io.note(`${earlier} before its id was printed: its batch is ${prior.batch_id}; not sent again`);

@@ -92,13 +92,14 @@ export async function watch(ctx: RunContext<WatchOpts>, client: RouterClient, id
 }
 
 /** Watches, then writes the results or the final state; a batch that did not complete exits 9. */
-export async function watchAndFinish(ctx: RunContext<WatchOpts>, client: RouterClient, id: string, first?: Batch, target?: ResultsTarget): Promise<void> {
+export async function watchAndFinish(ctx: RunContext<WatchOpts>, client: RouterClient, id: string, first?: Batch, target?: ResultsTarget, ended?: () => void): Promise<void> {
   const { io, opts, signal } = ctx;
   try {
     const done = await watch(ctx, client, id, first);
     let final = done;
     if (opts.results !== undefined) final = await writeResults(io, client, id, target ?? (await openResults(opts.results)), signal);
     logBatch(ctx, final);
+    ended?.(); // seen to its end, its results (when asked) written
     if (opts.results === undefined) {
       if (opts.json) io.json(await client.batches.get(id, { signal }).catch((e) => Promise.reject(batchError(e, id))));
       else if (io.stdoutTTY) io.out(describeBatch(io, final));
