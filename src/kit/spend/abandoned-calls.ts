@@ -6,7 +6,6 @@
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { randomHex } from '../../internal/random-hex.js';
 import { boundCost, UNRECORDED, UNSETTLED, withdrawnLine } from './hold-record.js';
 import { appendUsage, type UsageRecord } from './ledger.js';
 import type { BudgetHold } from './budget-hold.js';
@@ -39,7 +38,7 @@ export function abandonCalls(guard: SpendGuard, lost: UnderwayCall[]): void {
   for (const c of lost) {
     guard.spent += c.bound;
     if (!hold?.live || c.bound <= 0) continue;
-    const line = hold.abandonedLine(c.bound, `abandoned-${randomHex(8)}`);
+    const line = hold.abandonedLine(c.bound, c.since);
     if (appendOf(guard, line)) {
       unwritten += c.bound;
       unlined.push(c);

@@ -210,10 +210,15 @@ export class BudgetHold {
     return true;
   }
 
-  /** The ledger line of a call abandoned while it may still run (SpendGuard.abandon()): its bound, unsettled, named `id` so that its late ending can take it back. */
-  abandonedLine(usd: number, id: string): UsageRecord & { id: string; cost: number; unsettled: string } {
+  /**
+   * The ledger line of a call abandoned while it may still run (SpendGuard.abandon()), checked at `since`: its bound, unsettled, as a killed
+   * call's (`held-…`, sent between `since` and now, with its key's hash): `usage --reconcile` settles it by that key's spend an hour after,
+   * and its late ending takes it back by that id.
+   */
+  abandonedLine(usd: number, since: string): UsageRecord & { id: string; cost: number; unsettled: string } {
     const { id: _id, endpoint: _endpoint, ...rec } = this.rec;
-    return { ...unsettledLine({ ...rec, usd }), time: new Date().toISOString(), id };
+    const line = unsettledLine({ ...rec, usd, since });
+    return { ...line, time: new Date().toISOString(), id: line.id! };
   }
 
   /** Whether the hold is still placed: not released, nor moved to a batch or kept past the process. */

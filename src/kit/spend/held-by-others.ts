@@ -57,7 +57,8 @@ export function heldByOthers(env: NodeJS.ProcessEnv, profile: string, mine?: { r
     if (stale) {
       const orphan = name.endsWith('.json') && !name.startsWith('batch-') && !name.startsWith(UNRECORDED);
       if (!tidy) {
-        if (orphan && rec.profile === profile && orphanKeeps(rec, now)) held.kept = (held.kept ?? 0) + orphanKeeps(rec, now);
+        const keeps = orphan && rec.profile === profile ? orphanKeeps(env, rec, now) : 0;
+        if (keeps) held.kept = (held.kept ?? 0) + keeps;
         continue;
       }
       const kept = orphan ? orphaned(env, path, rec, now) : 0;

@@ -7,7 +7,7 @@ import { basename, dirname, join } from 'node:path';
 import { processAlive, processStart } from '../../internal/process.js';
 import { appendUsage, type UsageRecord } from './ledger.js';
 import { randomHex } from '../../internal/random-hex.js';
-import { keepUnheard, unheardSend, type SentCreate } from './sent-create.js';
+import { keepUnheard, keptSend, type SentCreate } from './sent-create.js';
 
 /** A hold older than this is stale whatever its process: a call does not run for a day. */
 export const HOLD_MAX_AGE_MS = 24 * 3_600_000;
@@ -67,8 +67,8 @@ export function orphanBound(rec: Partial<HoldRecord>, now: number): rec is Parti
 }
 
 /** What a stale hold keeps counted once orphaned() has seen it (read without removing anything: `router usage`, a dry run). */
-export function orphanKeeps(rec: Partial<HoldRecord>, now: number): number {
-  if (rec.batch) return !rec.settled && typeof rec.usd === 'number' && rec.usd > 0 && unheardSend(rec.sent) ? rec.usd : 0;
+export function orphanKeeps(env: NodeJS.ProcessEnv, rec: Partial<HoldRecord>, now: number): number {
+  if (rec.batch) return !rec.settled && typeof rec.usd === 'number' && rec.usd > 0 && keptSend(env, rec) ? rec.usd : 0;
   return orphanBound(rec, now) ? boundCost(rec.usd) : 0;
 }
 

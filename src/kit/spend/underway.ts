@@ -4,6 +4,8 @@ import type { UsageRecord } from './ledger.js';
 export interface UnderwayCall {
   bound: number;
   call?: object | undefined;
+  /** ISO 8601, when it was checked (before it was sent): where the time an abandoned call was sent in begins. */
+  since: string;
   /**
    * abandon() counted it at its bound while it may still run; `line`: the ledger line that counts it, if one was written; else `kept`:
    * the hold that keeps its bound for a day in its stead (the ledger took no line), if one does.
@@ -30,7 +32,7 @@ export class Underway {
   }
 
   add(bound: number | undefined, call?: object): void {
-    if (bound !== undefined) this.calls.push({ bound, ...(call ? { call } : {}) });
+    if (bound !== undefined) this.calls.push({ bound, since: new Date().toISOString(), ...(call ? { call } : {}) });
   }
 
   /**

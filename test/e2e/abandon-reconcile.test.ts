@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { RouterClient } from '../../src/client/index.js';
+import { BudgetHold, budgetLimits, serviceListPrices, SpendGuard, type SpendCall } from '../../src/kit/index.js';
+import { runCli } from '../helpers.js';
+import { kitPerTest, type KitTest } from '../support/inprocess-env.js';
+
+// A program's SpendGuard.abandon() while its call ran (the call was charged, its answer lost to the program): the call is
+// counted at its bound. Its line is `held-…` with the time it was sent in and its key's hash, as a killed CLI's
+// (hold-record.ts), so `usage --reconcile` settles it by the key's spend an hour after. Before, it was `abandoned-…`, which
+// reconcile never asks about: at its bound for ever.
+let f: KitTest;
+kitPerTest('router-abandon-reconcile-', (x) => (f = x));
+
+type Line = { id?: string; cost: number; unsettled?: string; reconciles?: string; real_cost?: number; key_hash?: string; sent_after?: string; sent_before?: string };
+const ledger = () => readFileSync(join(f.stateDir, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Line);
+const keyUsage = async (key: string) => ((await (await fetch(`${f.emu.apiRoot}/v1/key`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { usage: number } }).data.usage;
+
+it('a call charged and then abandoned is settled by `usage --reconcile` an hour after, at what its key was charged', async () => {
+  // A key of its own: the line is settled by its key's spend in its time.
+  const made = await fetch(`${f.emu.apiRoot}/v1/keys`, { method: 'POST', headers: { authorization: `Bearer ${f.env.ROUTER_MANAGEMENT_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'abandoned' }) });
+  expect(made.status).toBe(201);
+  const apiKey = ((await made.json()) as { key: string }).key;
+  const keyHash = createHash('sha256').update(apiKey).digest('hex');
+  const client = new RouterClient({ apiKey, apiRoot: f.emu.apiRoot });
+  const env = { ROUTER_STATE_DIR: f.stateDir };
+  try {
+    // The key's hash given with the hold, as the CLI gives it (src/cli/spend/spend-guard.ts).
+    const g = new SpendGuard({ prices: serviceListPrices(client), env, budgets: budgetLimits({ profile: 'default', daily: 5 }), newHold: (e, profile, usd, call, ignore) => new BudgetHold(e, profile, usd, { ...call, key_hash: keyHash }, ignore) });
+    const body = { model: 'local/echo', messages: [{ role: 'user' as const, content: 'hi' }], max_completion_tokens: 64 };
+    const call: SpendCall = { body, models: ['local/echo'], limitField: 'max_completion_tokens', completes: true };
+    const before = await keyUsage(apiKey);
+    await g.check(call);
+    await client.chat.create(body);
+    // The program lost the answer (a Promise.all that rejected elsewhere): the call is abandoned, never recorded.
+    expect(g.abandon()).toBe(1);
+    g.release();
+    const charged = Math.round(((await keyUsage(apiKey)) - before) * 1e10) / 1e10;
+    expect(charged).toBeGreaterThan(0);
+    const [line] = ledger();
+    expect(line).toMatchObject({ id: expect.stringMatching(/^held-[0-9a-f]{16}$/), key_hash: keyHash, unsettled: expect.any(String) });
+    expect(line!.cost).toBeGreaterThan(charged);
+    expect(Date.parse(line!.sent_after!)).toBeLessThanOrEqual(Date.parse(line!.sent_before!));
+    const run = (ahead: number) => runCli(['usage', '--reconcile', '--json'], { env: { ...f.env, ...env, ROUTER_API_KEY: apiKey, NODE_OPTIONS: `--require ${join(import.meta.dirname, '../support/clock-ahead.cjs')}`, ROUTER_TEST_CLOCK_AHEAD_MS: String(ahead) } });
+    // Within the hour it waits; an hour after, it is settled at the charge (before: never asked about, at its bound).
+    const now = await run(0);
+    expect(now.code, now.stderr).toBe(0);
+    expect((JSON.parse(now.stdout) as { held: { waiting: string[] } }).held.waiting).toEqual([line!.id]);
+    const later = await run(61 * 60_000);
+    expect(later.code, later.stderr).toBe(0);
+    expect((JSON.parse(later.stdout) as { held: { settled: unknown[] } }).held.settled).toEqual([expect.objectContaining({ id: line!.id, bound: line!.cost, charged })]);
+    expect(ledger().filter((l) => l.reconciles === line!.id)).toEqual([expect.objectContaining({ real_cost: charged })]);
+    expect(ledger().reduce((sum, l) => sum + l.cost, 0)).toBeCloseTo(charged, 10);
+  } finally {
+    await client.close();
+  }
+});
