@@ -9,6 +9,7 @@ import { readAttachments } from '../../answers/attach.js';
 import type { ChatCommandOptions } from './flags.js';
 import type { Model } from '../../../client/resources/models.js';
 import { noteReplDefault } from '../../answers/answered-by.js';
+import { sayKeyInPrompt } from '../../answers/key-in-prompt.js';
 import { ask, swallowKeys, type Prompting } from './repl-keys.js';
 import { boundWayOut, replStart } from './repl-checks.js';
 import { slash, type Conversation } from './repl-slash.js';
@@ -92,6 +93,8 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>, role?: import
       }
       const extras = { attachments: c.attached.splice(0), fragments: c.fragments.user.splice(0) };
       if (c.template) text = c.template(text); // a role's prompt text, the message its $input (as chat --role sends it)
+      // As a one-shot chat says it: a known key typed here is sent, and kept, as typed.
+      sayKeyInPrompt(io, text);
       const user = rf.userMessage(text, extras.attachments, extras.fragments, c.recorded);
       c.history.push(user);
       const answerStop = new AbortController();
