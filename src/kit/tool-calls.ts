@@ -5,6 +5,7 @@
 import { ToolSourceError, type Tool, type ToolProgress, type ToolResult } from './tool.js';
 import { childSignal } from '../internal/abort-fanout.js';
 import { counted } from '../internal/counted.js';
+import { argumentsWithoutKeys } from '../internal/arguments-without-keys.js';
 
 export interface ToolCallRequest {
   id: string;
@@ -18,6 +19,8 @@ export interface CallOutcome extends ToolResult {
   status: 'ok' | 'failed' | 'declined' | 'timeout' | 'missing';
   /** Set when the text was cut to fit the bound of all results. */
   cut?: boolean | undefined;
+  /** Set when the model wrote one of `secrets` into the call's arguments: the tool (and the approver) got `****` in its place. */
+  keysHidden?: boolean | undefined;
 }
 
 /** The most of all tool results of one loop together, in bytes (the service takes requests of up to 200 MB). */
@@ -49,7 +52,7 @@ export interface CallOptions {
   budget: ResultBudget;
   /** Asked before each call; false sends "declined" to the model instead of running the tool. */
   approve?: ((call: ToolCallRequest) => Promise<boolean>) | undefined;
-  /** Values no tool's environment may hold (the client's keys), passed to each tool with its call. */
+  /** Values no tool's environment may hold (the client's keys), passed to each tool with its call; hidden in its arguments too. */
   secrets?: string[] | undefined;
   /** Told how a long call goes, where its tool says so. */
   progress?: ((call: ToolCallRequest, update: ToolProgress) => void) | undefined;
@@ -64,8 +67,17 @@ function parsedArguments(text: string): Record<string, unknown> {
   }
 }
 
-/** Runs one call. Ctrl-C (the signal) and a source's failure (ToolSourceError) are thrown; a tool's own failure is a result. */
-export async function runToolCall(tools: Map<string, Tool>, call: ToolCallRequest, opts: CallOptions): Promise<CallOutcome> {
+/**
+ * Runs one call. Ctrl-C (the signal) and a source's failure (ToolSourceError) are thrown; a tool's own failure is a result.
+ * A key of `secrets` the model wrote into the arguments (one it read in the prompt) is hidden before anyone sees them.
+ */
+export async function runToolCall(tools: Map<string, Tool>, asked: ToolCallRequest, opts: CallOptions): Promise<CallOutcome> {
+  const hidden = argumentsWithoutKeys(asked.arguments, opts.secrets ?? []);
+  if (hidden === undefined) return runCall(tools, asked, opts);
+  return { ...(await runCall(tools, { ...asked, arguments: hidden }, opts)), keysHidden: true };
+}
+
+async function runCall(tools: Map<string, Tool>, call: ToolCallRequest, opts: CallOptions): Promise<CallOutcome> {
   const tool = tools.get(call.name);
   if (!tool) return { status: 'missing', ok: false, text: `there is no tool named ${call.name}` };
   if (opts.approve && !(await opts.approve(call))) return { status: 'declined', ok: false, text: 'the user declined to run this tool' };

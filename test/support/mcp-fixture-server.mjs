@@ -2,7 +2,7 @@
 // Modes: crash (exits during a call), hang (never answers a call, ignores SIGTERM), flood (answers
 // 5 MiB; flood-20: 20 MiB), env (answers with its environment), silent (never answers initialize, ignores SIGTERM;
 // notes beside PIDFILE what it heard), tty (writes to
-// its terminal, /dev/tty, and answers whether it could).
+// its terminal, /dev/tty, and answers whether it could), log (appends each call's arguments, as they came, to PIDFILE.args).
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -24,8 +24,12 @@ else {
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: [{ name: mode, description: `the ${mode} tool`, inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }],
   }));
-  server.setRequestHandler(CallToolRequestSchema, async () => {
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
     if (mode === 'crash') process.exit(3);
+    if (mode === 'log') {
+      appendFileSync(`${pidFile}.args`, `${JSON.stringify(request.params.arguments)}\n`);
+      return { content: [{ type: 'text', text: 'logged' }] };
+    }
     if (mode === 'hang') {
       if (pidFile) writeFileSync(`${pidFile}.called`, 'yes\n');
       return new Promise(() => setInterval(() => {}, 1000));

@@ -9,6 +9,7 @@ import { chatToolLoop } from '../../kit/tool-loop.js';
 import { approved, callsNotRun, DEFAULT_TOOL_TIMEOUT, shownCall, type ShownCall } from './tool-runner.js';
 import { counted, grouped } from '../../internal/counted.js';
 import { visible } from '../../internal/visible.js';
+import { stringsOf } from '../../internal/arguments-without-keys.js';
 
 export interface ToolLoop {
   set: ToolSet;
@@ -68,6 +69,16 @@ function resultPreview(io: IO, text: string): string {
   return shown.length > PREVIEW ? `${line}… (${grouped(text.length)} characters)` : line;
 }
 
+/** The runs (their IO) already told that a tool call's arguments held a key: it is said once a run. */
+const toldKeysHidden = new WeakSet<IO>();
+
+/** Says once a run that a call's arguments held a key router knows, which the tool got as `****` (docs/keys.md). */
+function sayKeysHidden(io: IO): void {
+  if (toldKeysHidden.has(io)) return;
+  toldKeysHidden.add(io);
+  io.note('warning: the model wrote a key router knows (****) into a tool call: the tool was given **** in its place');
+}
+
 const asker = (io: IO, loop: ToolLoop) => (typeof loop.approve === 'function' ? loop.approve : loop.approve ? (c: ShownCall) => approved(io, c) : undefined);
 
 /**
@@ -86,7 +97,10 @@ export async function runRound(io: IO, loop: ToolLoop, calls: ShownCall[], round
   const timeoutName = (loop.timeout !== undefined && loop.timeoutFlag) || '--tool-timeout';
   const out: CallOutcome[] = [];
   for (const call of calls) {
-    const o = await runToolCall(loop.set.tools, call, { signal: loop.signal, timeoutMs, timeoutName, budget: loop.budget, approve: asker(io, loop), progress: progressLines(io) });
+    // Every key the run knows is hidden in the arguments, one found by its keychain mark too (learn adds it).
+    io.marked.learn(stringsOf(call.arguments));
+    const o = await runToolCall(loop.set.tools, call, { signal: loop.signal, timeoutMs, timeoutName, budget: loop.budget, approve: asker(io, loop), secrets: [...io.secrets], progress: progressLines(io) });
+    if (o.keysHidden) sayKeysHidden(io);
     io.info(`tool ${shownCall(call)} -> ${label(o, timeoutName)}`);
     // As llm's --td: with --verbose, what went back to the model, on one line.
     if (io.verbose) io.info(`  result: ${resultPreview(io, o.text)}`);
