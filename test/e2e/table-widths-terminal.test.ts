@@ -12,6 +12,9 @@ import { HAS_TMUX, Terminal } from '../support/tmux.js';
 // what it shows): no line may wrap; then to W - 1: each must (a line narrower than the rest would not). Was: the
 // borderless tables padded by string length (a CJK name's row 6 columns wider), cli-table3 counted a zero-width
 // space as a column, and both printed a server's `\x1b[2J` raw, which cleared the screen in the middle of the table.
+// Then (cli-table3 again, cells made safe first): a zero-width space, soft hyphen, lone joiner and byte-order mark shown
+// escaped, so string-width and tmux agree on them. The emoji names (odd-names.ts EMOJI_NAMES) are not drawn here: tmux
+// 3.3a shows a skin tone as four columns where most terminals and string-width show two.
 let server: FixtureServer;
 let dir: string;
 let term: Terminal | undefined;

@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import stringWidth from 'string-width';
 import { textWidth } from '../../src/cli/markdown/runs.js';
+import { PROSE, visible } from '../../src/internal/visible.js';
 import type { FixtureServer } from '../support/fixture-server.js';
 import { runInProcess } from '../support/inprocess.js';
 import { EMOJI_NAMES, ODD_NAMES, oddNamesLedger, oddNamesServer } from '../support/odd-names.js';
@@ -32,6 +34,8 @@ const piped = (args: string[]) => runInProcess(args, { env });
 /** The screen column where `cell` starts in `line`. */
 const columnOf = (line: string, cell: string) => textWidth(line.slice(0, line.indexOf(cell)));
 const CONTROL = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/;
+/** A format character (Cf: zero-width, soft hyphen, bidi control) printed raw, outside the emoji names' own sequences. */
+const hidden = (out: string) => EMOJI_NAMES.reduce((o, n) => o.replaceAll(n, ''), out).match(/\p{Cf}/gu);
 
 it('models and batch list on a terminal: every column starts at one screen column in every row, escapes shown escaped', async () => {
   // Each row's number cell (context, or the batch's total) is found by its own value; the head's by its name.
@@ -45,6 +49,8 @@ it('models and batch list on a terminal: every column starts at one screen colum
     expect(r.stdout, args.join(' ')).not.toMatch(CONTROL);
     expect(r.stdout).toContain('evil\\u001b]0;pwned\\u0007\\u001b[2J');
     expect(r.stdout).toContain('tab\\there');
+    expect(hidden(r.stdout), args.join(' ')).toBeNull();
+    expect(r.stdout).toContain('rtl\\u202egpj.exe');
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(NAMES.length + 1);
     const at = columnOf(lines[0]!, head);
@@ -56,7 +62,9 @@ it('a boxed table (usage --by model): every line as wide as the top border, each
   const r = await onTerminal(['usage', '--by', 'model']);
   expect(r.code, r.stderr).toBe(0);
   expect(r.stdout).not.toMatch(CONTROL);
+  expect(hidden(r.stdout)).toBeNull();
   expect(r.stdout).toContain('evil\\u001b]0;pwned\\u0007\\u001b[2J');
+  expect(r.stdout).toContain('soft\\u00adhyphen');
   const lines = r.stdout.trimEnd().split('\n');
   const borders = (line: string) => [...line].flatMap((ch, i) => ('│┼├┤┬┴┌┐└┘'.includes(ch) ? [textWidth([...line].slice(0, i).join(''))] : []));
   expect(lines.map(borders)).toEqual(lines.map(() => borders(lines[0]!)));
@@ -91,4 +99,23 @@ it('text joined into one emoji (👨‍👩‍👧) takes the columns of one pic
   expect(textWidth('🎉 party')).toBe(8);
   expect(textWidth('日本語')).toBe(6);
   expect(textWidth('e\u0301')).toBe(1);
+});
+
+it('invisible format characters escaped as controls are, a joiner inside an emoji and the tags of a flag kept', () => {
+  // Was: only controls and bidi overrides escaped; a zero-width space, a soft hyphen, a lone joiner, a byte-order mark
+  // printed raw (one column to cli-table3, none on a terminal: the row one column short).
+  expect(visible('zero\u200bwidth soft\u00adhy lone\u200djoiner \ufeffbom \u2060wj')).toBe('zero\\u200bwidth soft\\u00adhy lone\\u200djoiner \\ufeffbom \\u2060wj');
+  expect(visible('rtl\u202egpj.exe iso\u2067late\u2069d')).toBe('rtl\\u202egpj.exe iso\\u2067late\\u2069d');
+  expect(visible('a\u{e0067}')).toBe('a\\u{e0067}');
+  for (const emoji of ['👨‍👩‍👧', '👍🏽‍🔥', '❤️‍🔥', '🏴\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}']) expect(visible(emoji)).toBe(emoji);
+  // Text of several lines (an answer) keeps the joiners Persian and Indic words are spelled with.
+  expect(visible('می\u200cخواهم क्\u200dष', PROSE)).toBe('می\u200cخواهم क्\u200dष');
+  expect(visible('می\u200cخواهم')).toBe('می\\u200cخواهم');
+});
+
+it('a skin tone after an emoji takes no column of its own, as most terminals and cli-table3 show it', () => {
+  expect(textWidth('👍🏽')).toBe(2);
+  expect(textWidth('👍🏽 thumbs')).toBe(stringWidth('👍🏽 thumbs'));
+  expect(textWidth('🏽')).toBe(2);
+  expect(textWidth('🏴\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}')).toBe(2);
 });

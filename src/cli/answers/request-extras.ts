@@ -6,7 +6,7 @@ import { describeAnnotation, type AssembledMessage } from './answer-extras.js';
 import { usage } from '../exit-codes.js';
 import { textFromArgs, type TextOptions } from '../io/input.js';
 import type { IO } from '../io/io.js';
-import { visible } from '../../internal/visible.js';
+import { PROSE, visible } from '../../internal/visible.js';
 import { TextRedactor } from '../../internal/redact-text.js';
 import { checkImagesDir, showImages } from './save-images.js';
 import { chatResponseFormat, loadSchema, printSchemaAnswer, responsesTextFormat, type AnswerSchema } from './schema-check.js';
@@ -106,7 +106,7 @@ export function reasoningPrinter(io: IO, opts: ExtraOpts) {
     last = text;
     // On a terminal the model's control characters are shown escaped, as its answer's are (a CR that ends a
     // line, or this piece, is dropped: the piece after may start with its LF).
-    io.err(io.stderrTTY ? visible(text.replace(/\r(\n|$)/g, '$1'), '\n\t') : text);
+    io.err(io.stderrTTY ? visible(text.replace(/\r(\n|$)/g, '$1'), PROSE) : text);
   };
   return {
     write(text: string) {

@@ -1,7 +1,7 @@
 /** `router conversations list|show|delete`: the conversations `router chat` keeps. */
 import { defineCommand, defineGroup } from '../define.js';
 import { integerIn } from '../flags/options.js';
-import { visible } from '../../internal/visible.js';
+import { PROSE, visible } from '../../internal/visible.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { conversationSummaries, deleteConversation, findConversations, lastConversation, loadConversation, withGuess, type Conversation, type ConversationSummary } from '../saved/conversations.js';
 import type { ChatMessage } from '../../client/types.js';
@@ -65,7 +65,7 @@ const show = defineCommand({
     if (opts.json) return io.json(c);
     const text = `${c.messages.map((m) => `${m.role}: ${shownMessage(m)}`).join('\n\n')}\n`;
     // On a terminal, escape sequences in it are shown, not obeyed; piped, it is the text as kept.
-    io.out(io.stdoutTTY ? visible(text, '\n\t') : text);
+    io.out(io.stdoutTTY ? visible(text, PROSE) : text);
   },
 });
 

@@ -1,6 +1,6 @@
 /** `router fragments list|show|set|remove`: the fragments chat -f and --sf keep once by hash (src/kit/fragments.ts), and their aliases. */
 import { defineCommand, defineGroup } from '../define.js';
-import { visible } from '../../internal/visible.js';
+import { PROSE, visible } from '../../internal/visible.js';
 import { checkFragmentAlias, FragmentStore } from '../../kit/fragments.js';
 import { fragmentFrom } from '../answers/fragments.js';
 import { FragmentError } from '../../kit/errors.js';
@@ -39,7 +39,7 @@ const show = defineCommand({
     const f = new FragmentStore({ env }).find(ref);
     if (!f) throw new FragmentError('not_found', ref, 'no fragment has that alias or hash (router fragments list shows them)');
     if (opts.json) return io.json(f);
-    io.out(io.stdoutTTY ? visible(f.content, '\n\t') : f.content);
+    io.out(io.stdoutTTY ? visible(f.content, PROSE) : f.content);
     if (f.content && !f.content.endsWith('\n')) io.out('\n');
   },
 });

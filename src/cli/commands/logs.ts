@@ -1,7 +1,7 @@
 /** `router logs`: the turns of the conversations chat keeps, as `llm logs` shows its log (src/kit/conversation-log.ts). */
 import { defineCommand } from '../define.js';
 import { integerIn, nonEmpty } from '../flags/options.js';
-import { visible } from '../../internal/visible.js';
+import { PROSE, visible } from '../../internal/visible.js';
 import { ConversationStore } from '../../kit/conversation-store.js';
 import { queryLog, truncated, type LogEntry } from '../../kit/conversation-log.js';
 import { resolveModel } from '../../kit/model-aliases.js';
@@ -62,7 +62,7 @@ export const logs = defineCommand({
       const last = [...entries].at(-1);
       if (!last) throw new CliError(none(), EXIT.NOT_FOUND);
       const text = last.response.endsWith('\n') ? last.response : `${last.response}\n`;
-      io.out(io.stdoutTTY ? visible(text, '\n\t') : text);
+      io.out(io.stdoutTTY ? visible(text, PROSE) : text);
       return;
     }
     // Hidden before a cut, which would leave a key's start too short to be told from other text.
@@ -76,10 +76,10 @@ export const logs = defineCommand({
       chunk += shown(cut(e), any);
       any = true;
       if (chunk.length < 65_536) continue;
-      if (!io.out(io.stdoutTTY ? visible(chunk, '\n\t') : chunk)) await io.drain();
+      if (!io.out(io.stdoutTTY ? visible(chunk, PROSE) : chunk)) await io.drain();
       chunk = '';
     }
-    if (chunk) io.out(io.stdoutTTY ? visible(chunk, '\n\t') : chunk);
+    if (chunk) io.out(io.stdoutTTY ? visible(chunk, PROSE) : chunk);
     if (!any && llmWord && !io.quiet) io.note(`note: ${none()}`);
     else if (!any) io.info(none());
   },

@@ -9,7 +9,7 @@ import type { RunContext } from '../run.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { applyRole, inFolder, loadYaml, parseRole, readRole, roleNames, rolePath, rolesDir, roleTexts, shownRoleSettings, shownRoleText, unknownRole, type Role } from '../saved/roles.js';
 import { writeWhole } from '../../internal/write-whole.js';
-import { visible } from '../../internal/visible.js';
+import { PROSE, visible } from '../../internal/visible.js';
 import { textOrFile } from '../io/input.js';
 import { CHAT_FLAGS } from './chat/flags.js';
 import { nonEmpty, paramValue } from '../flags/options.js';
@@ -68,7 +68,7 @@ const show = defineCommand({
     if (opts.json) return io.json({ ...role, settings: shownRoleSettings(role.settings) });
     const text = shownRoleText(readLocalText(role.path));
     // On a terminal, escape sequences in it are shown, not obeyed; piped, it is the file as it is (but a URL's password).
-    io.out(io.stdoutTTY ? visible(text, '\n\t') : text);
+    io.out(io.stdoutTTY ? visible(text, PROSE) : text);
   },
 });
 

@@ -1,3 +1,4 @@
+import Table from 'cli-table3';
 import type { IO } from './io.js';
 import { aligned, tabLine } from './described.js';
 import { textWidth } from '../markdown/runs.js';
@@ -13,10 +14,12 @@ export interface TableShape {
 
 /**
  * The one table router prints. Off a terminal: tab-separated lines without the header, as every list
- * prints when piped. On one: columns padded by what the terminal shows (a wide letter two columns, a
- * combining mark none), each cell's control characters shown escaped (a server's `\x1b]0;…` would
- * retitle the window, a tab or line break tear the row) and keys hidden before any cut; color only
- * when the IO allows it. A boxed table still wider than the terminal (a key's hash is 64 columns) is
+ * prints when piped. On one: drawn by cli-table3, each cell first made safe so that cli-table3's
+ * measure (string-width) and the terminal's agree: control and invisible format characters shown
+ * escaped (a server's `\x1b]0;…` would retitle the window, a tab tear the row, a zero-width space
+ * count one column in the table and none on screen, a bidi override reverse what follows it), and
+ * keys hidden before any cut; cut and fitted by textWidth (a wide letter two columns, a combining
+ * mark or skin tone none); color only when the IO allows it. A boxed table still wider than the terminal (a key's hash is 64 columns) is
  * shown as psql's expanded display does: each row a block of "column  value" lines, nothing cut.
  */
 export function table(io: IO, head: readonly string[], rows: readonly (readonly (string | number)[])[], shape: TableShape = {}): string {
@@ -34,34 +37,31 @@ export function table(io: IO, head: readonly string[], rows: readonly (readonly 
     widths[fit!] = fitted;
     for (const r of cells) r[fit!] = cut(r[fit!]!, fitted);
   }
-  return shape.bare ? bare(io, names, cells, widths, columns) : boxed(io, names, cells, widths);
+  return shape.bare ? bare(io, names, cells, columns) : boxed(io, names, cells);
 }
 
-/** A cell as shown on a terminal: keys hidden, control characters escaped. */
+/** A cell as shown on a terminal: keys hidden, control and format characters escaped. */
 function shownCell(io: IO, cell: string | number): string {
   return visible(io.redact(String(cell)));
 }
 
-const pad = (text: string, width: number) => text + ' '.repeat(Math.max(0, width - textWidth(text)));
+/** No borders, two spaces between columns: cli-table3 drawing gh's look. */
+const BARE = { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  ' };
 
 /** cli-table3's look: a box, a line between rows, the head in cyan and the borders grey. */
-function boxed(io: IO, head: string[], rows: string[][], widths: number[]): string {
-  const grey = (s: string) => (io.color ? `\x1b[90m${s}\x1b[39m` : s);
-  const cyan = (s: string) => (io.color ? `\x1b[36m${s}\x1b[39m` : s);
-  const rule = (left: string, mid: string, right: string) => grey(left + widths.map((w) => '─'.repeat(w + 2)).join(mid) + right);
-  const row = (cells: string[], paint = (s: string) => s) => grey('│') + cells.map((c, i) => ` ${paint(pad(c, widths[i]!))} `).join(grey('│')) + grey('│');
-  const between = rule('├', '┼', '┤');
-  const lines = [rule('┌', '┬', '┐'), row(head, cyan), ...rows.flatMap((r) => [between, row(r)]), rule('└', '┴', '┘')];
-  return `${lines.join('\n')}\n`;
+function boxed(io: IO, head: string[], rows: string[][]): string {
+  const t = new Table({ head, style: { head: io.color ? ['cyan'] : [], border: io.color ? ['grey'] : [] } });
+  t.push(...rows);
+  return `${t.toString()}\n`;
 }
 
 /** gh's look: no borders, the head in bold, the last column unpadded; a line wider than the terminal cut with "…". */
-function bare(io: IO, head: string[], rows: string[][], widths: number[], columns: number): string {
-  const line = (cells: string[], bold = false) => {
-    const text = cut(cells.map((c, i) => (i === cells.length - 1 ? c : pad(c, widths[i]!))).join('  '), columns);
-    return bold && io.color ? `\x1b[1m${text}\x1b[22m` : text;
-  };
-  return [line(head, true), ...rows.map((r) => line(r))].join('\n') + '\n';
+function bare(io: IO, head: string[], rows: string[][], columns: number): string {
+  const t = new Table({ head, chars: BARE, style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 } });
+  t.push(...rows);
+  const lines = t.toString().split('\n').map((l) => cut(l.trimEnd(), columns));
+  if (io.color) lines[0] = `\x1b[1m${lines[0]}\x1b[22m`;
+  return `${lines.join('\n')}\n`;
 }
 
 /** Each row as a block of "column  value" lines (the column names in the table's head color), a blank line between. */

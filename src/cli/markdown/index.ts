@@ -1,7 +1,7 @@
 /** An answer on a terminal, rendered as Markdown as it arrives (loaded only for a terminal). */
 import { renderBlocks } from './render.js';
 import { MarkdownStream } from './stream.js';
-import { visible } from '../../internal/visible.js';
+import { PROSE, visible } from '../../internal/visible.js';
 
 /** What the renderer needs of the terminal (`IO` of src/cli/io has it: markdown imports nothing of io). */
 export interface Terminal {
@@ -16,7 +16,7 @@ export interface Terminal {
  * retitle the window, clear the screen or overwrite a line. Line ends (a CR before one is dropped) and tabs stay.
  */
 export function terminalMarkdown(io: Terminal): MarkdownStream {
-  return new MarkdownStream((src) => renderBlocks(visible(src.replace(/\r(\n|$)/g, '$1'), '\n\t'), { width: io.columns ?? 80, color: io.color }));
+  return new MarkdownStream((src) => renderBlocks(visible(src.replace(/\r(\n|$)/g, '$1'), PROSE), { width: io.columns ?? 80, color: io.color }));
 }
 
 /**

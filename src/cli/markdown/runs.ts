@@ -38,17 +38,21 @@ export function paint(text: string, styles: readonly Style[], color: boolean): s
   return `\x1b[${styles.map((s) => SGR[s]).join(';')}m${text}\x1b[0m`;
 }
 
-const ZERO_WIDTH = /\p{Mn}|\p{Me}|[\u200b-\u200f\u2060]|[\ufe00-\ufe0f]/u;
+const PICTURE = /\p{Extended_Pictographic}/u;
+const ZERO_WIDTH = /\p{Mn}|\p{Me}|[\u{e0000}-\u{e007f}]|[\u200b-\u200f\u2060]|[\ufe00-\ufe0f]/u;
 
 /** Columns a text takes on a terminal (no escape sequences in it). */
 export function textWidth(text: string): number {
   let w = 0;
   let joined = false;
+  let picture = false;
   for (const ch of text) {
     const cp = ch.codePointAt(0)!;
-    // A letter after a zero-width joiner joins the emoji before it (👨‍👩‍👧 is one picture, two columns).
-    const zero = cp < 32 || joined || ZERO_WIDTH.test(ch);
+    // A letter after a zero-width joiner joins the emoji before it (👨‍👩‍👧 is one picture, two columns); a skin
+    // tone after an emoji colors it (👍🏽 is two columns, as most terminals and cli-table3's string-width show it).
+    const zero = cp < 32 || joined || ZERO_WIDTH.test(ch) || (picture && cp >= 0x1f3fb && cp <= 0x1f3ff);
     joined = cp === 0x200d;
+    picture = PICTURE.test(ch);
     if (!zero) w += eastAsianWidth(cp);
   }
   return w;
