@@ -101,9 +101,9 @@ it('an empty stdin for a flag read from @- says stdin was empty, not that "-" is
 });
 
 it('a listed model sent to the wrong command is named as the kind it is, with the command that takes it', async () => {
-  expect(await run(['chat', '--model', 'local/embed', 'hi'])).toMatchObject({ code: 2, stdout: '', stderr: 'error: POST /api/v1/chat/completions: 400 Bad Request: local/embed is not a valid model ID (it is an embedding model: router embed takes it)\n' });
-  expect((await run(['embed', '--model', 'local/echo', 'hi'])).stderr).toMatch(/local\/echo is not a valid model ID \(it is a chat model: router chat or router responses takes it\)\n$/);
-  expect((await run(['responses', 'hi'], { ROUTER_MODEL: 'local/tts' })).stderr).toMatch(/local\/tts is not a valid model ID \(from ROUTER_MODEL; it is a speech model: router speak takes it\)\n$/);
+  expect(await run(['chat', '--model', 'local/embed', 'hi'])).toMatchObject({ code: 2, stdout: '', stderr: 'error: POST /api/v1/chat/completions: 400 Bad Request: local/embed is an embedding model, not a chat model; /v1/embeddings serves it (router embed takes it)\n' });
+  expect((await run(['embed', '--model', 'local/echo', 'hi'])).stderr).toMatch(/local\/echo is a chat model, not an embedding model; \/v1\/chat\/completions serves it \(router chat or router responses takes it\)\n$/);
+  expect((await run(['responses', 'hi'], { ROUTER_MODEL: 'local/tts' })).stderr).toMatch(/local\/tts is a speech model, not a chat model; \/v1\/audio\/speech serves it \(from ROUTER_MODEL; router speak takes it\)\n$/);
   // Not listed at all: the list, as before.
   expect((await run(['chat', '--model', 'nobody/nothing', 'hi'])).stderr).toMatch(/nobody\/nothing is not a valid model ID \(the list: router models\)\n$/);
 });

@@ -3,7 +3,8 @@ import { APIError } from '../../client/errors.js';
 import { closest } from '../../internal/did-you-mean.js';
 import { sourceName, type Settings, type Source } from '../../config/settings.js';
 
-const UNKNOWN_MODEL = /^(\S+) is not a valid model ID/;
+/** A refused id: no model at all, or (said by `router serve`) a model of another kind. */
+const UNKNOWN_MODEL = /^(\S+) is (?:not a valid model ID|(an? \w+ model), not )/;
 
 /** The known id nearest to a mistyped one (not the id itself), if it is near enough to be the one meant. */
 export function nearestModel(id: string, known: string[]): string | undefined {
@@ -27,7 +28,7 @@ export async function unlistedNote(env: NodeJS.ProcessEnv, id: string, root: str
  */
 export async function addModelHint(err: unknown, connect: () => Promise<{ client: RouterClient; settings: { apiRoot?: string } }>, env: NodeJS.ProcessEnv, used?: { settings: Settings; typed: boolean }): Promise<void> {
   if (!(err instanceof APIError) || err.status !== 400) return;
-  const id = UNKNOWN_MODEL.exec(err.said)?.[1];
+  const [, id, kindSaid] = UNKNOWN_MODEL.exec(err.said) ?? [];
   if (!id) return;
   // A model the user did not type (ROUTER_MODEL, a profile, a role, a conversation) is named by where it came from.
   const from = used && !used.typed ? modelSource(id, used.settings) : undefined;
@@ -46,7 +47,8 @@ export async function addModelHint(err: unknown, connect: () => Promise<{ client
   if (!models) return;
   // Listed, yet refused: a model of another kind (an embedding model asked to chat).
   const other = otherCommand(models.find((m) => m.id === id)?.architecture?.output_modalities, err.request);
-  if (other) return void Object.assign(err, { hint: ` (${said}it is ${other})` });
+  // The service may have named the kind already: then only the command that takes it is added.
+  if (other) return void Object.assign(err, { hint: ` (${said}${kindSaid && other.startsWith(kindSaid) ? other.slice(kindSaid.length + 2) : `it is ${other}`})` });
   const near = nearestModel(id, models.map((m) => m.id));
   Object.assign(err, { hint: near ? ` (${said}did you mean ${near}? The list: router models)` : ` (${said}the list: router models)` });
 }
