@@ -5,7 +5,6 @@
  * starting at the kind, or from a word's start to a word's end when the key has none) are hashed; one that matches is the key.
  * Written `sha256:LENGTH:KIND:SALT:HASH`. The key's 128+ random bits make the hash no help in guessing it.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { keyKind } from './hide-secrets.js';
 
 export interface KeyMark {
@@ -20,12 +19,15 @@ const FORM = /^sha256:(\d{1,4}):([a-z0-9_-]{0,64}):([0-9a-f]{32}):([0-9a-f]{64})
 /** The shortest key a mark is made for (shorter ones are not hidden: hideable). */
 const LEAST = 8;
 
-const digest = (salt: string, text: string) => createHash('sha256').update(salt).update(text).digest('hex');
+/** node:crypto, loaded when a mark is made or checked: a run with no mark (a one-shot chat) never loads it (~2.5 ms). */
+const crypto = () => process.getBuiltinModule('node:crypto');
+
+const digest = (salt: string, text: string) => crypto().createHash('sha256').update(salt).update(text).digest('hex');
 
 /** A key's mark, as a profile keeps it; undefined for a key no mark can find (under 8 characters, or holding a space or a control character). */
 export function makeKeyMark(key: string): string | undefined {
   if (key.length < LEAST || !/^[\x21-\x7e]+$/.test(key)) return undefined;
-  const salt = randomBytes(16).toString('hex');
+  const salt = crypto().randomBytes(16).toString('hex');
   const kind = keyKind(key);
   return `sha256:${key.length}:${kind.length < key.length ? kind : ''}:${salt}:${digest(salt, key)}`;
 }
