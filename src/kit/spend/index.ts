@@ -7,5 +7,6 @@ export { appendUsage, ledgerPath, usageFields, type UsageRecord } from './ledger
 export { eachLedgerRecord } from './ledger-read.js';
 export { reconcile, type Reconciled, type ReconcileReport } from './reconcile.js';
 export type { HeldReport, HeldSettled } from './reconcile-held.js';
+export type { SentCreate } from './sent-create.js';
 export { readPricing, worstBound, usd, usdBound, type Pricing, type CallSize } from './cost-bound.js';
 export { pricesFrom, serviceListPrices, type ListedModel } from './prices.js';
