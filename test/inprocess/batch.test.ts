@@ -126,7 +126,7 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       const f = file('models.jsonl', [line('a', 'x', { model: 'local/echo' }), line('b', 'y', { model: 'local/lorem' })]);
       const r = await t.run(['batch', 'create', f]);
       expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(/different models \("local\/echo" on line 1, "local\/lorem" on line 2\): give --model/);
+      expect(r.stderr).toMatch(/different models \("local\/echo" on line 1, "local\/lorem" on line 2\), and a batch has one: make a file of each model's lines/);
       const r2 = await t.run(['batch', 'create', f, '--model', 'local/echo']);
       expect(r2.code).toBe(2);
       expect(r2.stderr).toMatch(/models\.jsonl:2: body\.model "local\/lorem" differs from --model "local\/echo"/);

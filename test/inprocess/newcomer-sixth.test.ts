@@ -101,7 +101,10 @@ it("the README's batch example runs as printed in an empty folder: it makes its 
 });
 
 it('the completion examples (docs and --help) run in a fresh home, where the folders are not there yet', async () => {
-  const docs = shLines(readFileSync(join(ROOT, 'docs', 'scripting.md'), 'utf8')).filter((l) => l.includes('router completion'));
+  const lines = shLines(readFileSync(join(ROOT, 'docs', 'scripting.md'), 'utf8'));
+  // A line naming a variable the block set before it ("$dir") runs after that assignment, as in the shell.
+  const set = (l: string) => lines.filter((a) => /^(\w+)=/.test(a) && l.includes(`$${a.split('=')[0]}`)).map((a) => `${a}; `).join('');
+  const docs = lines.filter((l) => l.includes('router completion')).map((l) => set(l) + l);
   // An example continued by ` \` lines is one command (as a shell reads it).
   const help = [...(await run(['completion', '--help'])).stdout.replace(/\\\n\s*/g, '').matchAll(/^\s+\$ (.+)$/gm)].map((m) => m[1]!);
   expect([docs.length, help.length]).toEqual([3, 3]);

@@ -58,7 +58,7 @@ describe('router --router-metadata', () => {
       t.clearRequests();
       const r = await t.run(['chat', '--model', 'local/unavailable', '--models', 'local/echo', '--router-metadata', stream, 'hey']);
       expect(r).toMatchObject({ code: 0, stdout: 'hey\n' });
-      expect(r.stderr).toMatch(/^router: chat: local\/unavailable -> local\/echo via local-alpha \(attempt 2\)$/m);
+      expect(r.stderr).toMatch(/^router: chat: local\/unavailable -> local\/echo via local-alpha \(attempt 2\); passed over: local-beta \(local\/unavailable: unavailable\)$/m);
       expect(r.stderr).toMatch(/^router: attempts: local\/unavailable via \S+ \(503\), local\/echo via local-alpha \(200\)$/m);
       const { headers } = t.requests().find((q) => q.path === '/v1/chat/completions')!;
       expect(headers).toMatchObject({ 'x-router-experimental-metadata': 'enabled', 'x-openrouter-metadata': 'enabled' });
