@@ -109,6 +109,10 @@ export async function watchAndFinish(ctx: RunContext<WatchOpts>, client: RouterC
     if (final.status !== 'completed') {
       throw new CliError(`${id} ${final.status}${final.error ? `: ${final.error.message}` : ''}`, EXIT.BATCH_FAILED);
     }
+  } catch (err) {
+    // Ctrl-C said the id and the command that takes it up: that create was answered, its record goes.
+    if (signal.aborted) ended?.();
+    throw err;
   } finally {
     if (target && 'file' in target) target.file.abortSync();
     await client.close();
