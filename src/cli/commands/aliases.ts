@@ -3,7 +3,6 @@ import { defineCommand, defineGroup } from '../define.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { cliErrorOf } from '../kit-words.js';
 import { modelId } from '../flags/options.js';
-import { visible } from '../../internal/visible.js';
 import { aliasesPath, readAliases, removeAlias, setAlias } from '../../kit/model-aliases.js';
 
 const ALIAS_NAME = { name: '<name>', help: 'the alias: letters, digits, ".", "_", ":" or "-" (no slash: an alias never shadows a model id)' } as const;
@@ -24,7 +23,8 @@ const list = defineCommand({
     const all = Object.entries(readAliases(env)).sort(([a], [b]) => a.localeCompare(b)).map(([name, model]) => ({ name, model }));
     if (opts.json) return io.json(all);
     if (!all.length) return io.info('no aliases yet: router aliases set NAME MODEL');
-    io.out(`${all.map((a) => `${visible(a.name)}\t${visible(a.model)}`).join('\n')}\n`);
+    const { table } = await import('../io/table.js');
+    io.out(table(io, ['alias', 'model'], all.map((a) => [a.name, a.model])));
   },
 });
 

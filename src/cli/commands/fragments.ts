@@ -1,7 +1,8 @@
 /** `router fragments list|show|set|remove`: the fragments chat -f and --sf keep once by hash (src/kit/fragments.ts), and their aliases. */
 import { defineCommand, defineGroup } from '../define.js';
 import { PROSE, visible } from '../../internal/visible.js';
-import { checkFragmentAlias, FragmentStore } from '../../kit/fragments.js';
+import { tabLine } from '../io/described.js';
+import { checkFragmentAlias, FragmentStore, type FragmentSummary } from '../../kit/fragments.js';
 import { fragmentFrom } from '../answers/fragments.js';
 import { FragmentError } from '../../kit/errors.js';
 
@@ -18,10 +19,18 @@ const list = defineCommand({
   run: async ({ io, opts, env }) => {
     const all = new FragmentStore({ env }).list();
     if (opts.json) return io.json([...all]);
+    const fields = (f: FragmentSummary) => [f.hash, f.aliases.join(',') || (io.stdoutTTY ? '-' : ''), f.created_at, f.source, f.preview];
     let any = false;
-    for (const f of all) {
-      any = true;
-      if (!io.out(`${[f.hash, f.aliases.join(',') || (io.stdoutTTY ? '-' : ''), f.created_at, f.source, f.preview].map((x) => visible(x)).join('\t')}\n`)) await io.drain();
+    // On a terminal a table, as the other lists print there (the preview cut to its width, with "…"); piped, line by line.
+    if (io.stdoutTTY) {
+      const rows = [...all].map(fields);
+      any = rows.length > 0;
+      if (any) io.out((await import('../io/table.js')).table(io, ['hash', 'aliases', 'created', 'source', 'preview'], rows, { fit: 4 }));
+    } else {
+      for (const f of all) {
+        any = true;
+        if (!io.out(tabLine(fields(f)))) await io.drain();
+      }
     }
     if (!any) io.info('no fragments yet: router chat -f FILE|URL|- "prompt" keeps each one');
   },

@@ -48,9 +48,13 @@ const list = defineCommand({
     });
     if (opts.json) return io.json(all);
     if (!all.length) return io.info('no roles yet: router roles save NAME --system TEXT');
-    // One line per role whatever its file holds: a tab or an escape sequence in it is shown escaped; keys hidden, then cut.
-    // No model: an empty field piped (as config profiles prints one), a dash for the eye on a terminal.
-    io.out(`${all.map((r) => [r.name, r.model ?? (io.stdoutTTY ? '-' : ''), [...io.redact(r.system.split('\n')[0]!)].slice(0, 80).join('')].map((f) => visible(f)).join('\t')).join('\n')}\n`);
+    // One row per role whatever its file holds (table() shows a tab or an escape sequence escaped); keys hidden, then
+    // cut: piped at 80 columns, on a terminal to its width, with "…" either way. No model: an empty field piped (as
+    // config profiles prints one), a dash for the eye on a terminal.
+    const { cut, table } = await import('../io/table.js');
+    const first = (r: (typeof all)[number]) => io.redact(visible(r.system.split('\n')[0]!));
+    const rows = all.map((r) => [r.name, r.model ?? (io.stdoutTTY ? '-' : ''), io.stdoutTTY ? first(r) : cut(first(r), 80)]);
+    io.out(table(io, ['name', 'model', 'prompt'], rows, { fit: 2 }));
   },
 });
 

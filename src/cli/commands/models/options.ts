@@ -3,6 +3,7 @@ import { defineCommand, defineGroup } from '../../define.js';
 import { CliError, EXIT } from '../../exit-codes.js';
 import { modelOrAlias } from '../../flags/options.js';
 import { visible } from '../../../internal/visible.js';
+import { described } from '../../io/described.js';
 import { clearModelOptions, optionsOf, readModelOptions, setModelOption } from '../../../kit/model-options.js';
 import type { Command } from '../../commander.js';
 
@@ -21,7 +22,6 @@ async function modelIdOf(env: NodeJS.ProcessEnv, value: string): Promise<{ id: s
   return { id, said: `${id} (alias ${value})` };
 }
 
-const lines = (model: string, options: Record<string, string>) => Object.entries(options).map(([k, v]) => `${visible(model)}\t${visible(k)}\t${visible(v)}`);
 
 const list = defineCommand({
   name: 'list',
@@ -34,7 +34,8 @@ const list = defineCommand({
     const all = readModelOptions(env);
     if (opts.json) return io.json(Object.entries(all).flatMap(([model, o]) => Object.entries(o).map(([option, value]) => ({ model, option, value }))));
     if (!Object.keys(all).length) return io.info('no model options yet: router models options set MODEL OPTION VALUE');
-    io.out(`${Object.entries(all).flatMap(([m, o]) => lines(m, o)).join('\n')}\n`);
+    const { table } = await import('../../io/table.js');
+    io.out(table(io, ['model', 'option', 'value'], Object.entries(all).flatMap(([m, o]) => Object.entries(o).map(([k, v]) => [m, k, v]))));
   },
 });
 
@@ -52,7 +53,7 @@ const show = defineCommand({
     if (opts.json) return io.json(Object.entries(options).map(([option, value]) => ({ option, value })));
     if (!Object.keys(options).length) return io.info(`no options kept for ${said}`);
     if (id !== model) io.info(`the options of ${said}`);
-    io.out(`${Object.entries(options).map(([k, v]) => `${visible(k)}\t${visible(v)}`).join('\n')}\n`);
+    io.out(described(io, Object.entries(options)));
   },
 });
 
