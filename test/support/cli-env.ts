@@ -35,11 +35,12 @@ export interface CliRunOptions {
 export const STACK_FRAME = /^\s+at .+(:\d+:\d+\)?|\(node:.+\))$/m;
 
 /** `main()` in this process, at `cwd` (the folder is restored after), fed `input`, its stdout and stderr collected; no terminal. */
-export async function captureMain(args: string[], io: { input: Buffer; env: NodeJS.ProcessEnv; cwd?: string }): Promise<{ code: number; out: Buffer; err: Buffer }> {
+export async function captureMain(args: string[], io: { input: Buffer; env: NodeJS.ProcessEnv; cwd?: string; terminal?: number }): Promise<{ code: number; out: Buffer; err: Buffer }> {
   const out: Buffer[] = [];
   const err: Buffer[] = [];
-  const stdout = Object.assign(new PassThrough(), { columns: 80 });
-  const stderr = new PassThrough();
+  // `terminal`: stdout and stderr taken as a terminal of that many columns (gh's iostreams.Test()).
+  const stdout = Object.assign(new PassThrough(), { columns: io.terminal ?? 80 });
+  const stderr = Object.assign(new PassThrough(), io.terminal === undefined ? {} : { columns: io.terminal });
   stdout.on('data', (c: Buffer) => out.push(c));
   stderr.on('data', (c: Buffer) => err.push(c));
   // Loaded on first use: the spawned tests' environment (test/helpers.ts) is this one, without main().
@@ -48,7 +49,7 @@ export async function captureMain(args: string[], io: { input: Buffer; env: Node
   let code: number;
   try {
     if (io.cwd) process.chdir(io.cwd);
-    code = await main(['node', 'router', ...args], { stdin: Readable.from([io.input]), stdout, stderr, env: io.env, tty: { stdin: false, stdout: false, stderr: false } });
+    code = await main(['node', 'router', ...args], { stdin: Readable.from([io.input]), stdout, stderr, env: io.env, tty: { stdin: false, stdout: io.terminal !== undefined, stderr: io.terminal !== undefined } });
     await new Promise((r) => setImmediate(r));
   } finally {
     process.chdir(home);

@@ -30,8 +30,14 @@ function spawnsBinary(ex: string, i: number): boolean {
 
 export const INTERACTIVE = /^router (login|config init)( --profile \w+)?$|^router chat -i\b/;
 
-/** Registers the hooks of an examples file; the function returned runs examples and returns the failures. */
-export function examplesPerFile(): (examples: string[]) => Promise<string[]> {
+/** What an example printed, for a check beyond its exit code; `spawned`: run by the built binary, not taken as a terminal. */
+export type ExampleLook = (ex: string, printed: { out: Buffer; err: Buffer; spawned: boolean }) => string[];
+
+/**
+ * Registers the hooks of an examples file; the function returned runs examples and returns the failures. `env`: more
+ * of the examples' environment (NO_COLOR, TERM, ROUTER_SHIM_TERMINAL); `look`: failures found in what one printed.
+ */
+export function examplesPerFile(opts: { env?: Record<string, string>; look?: ExampleLook } = {}): (examples: string[]) => Promise<string[]> {
   let t: CliEnv;
   let shim: RouterShim;
   let work: string;
@@ -57,6 +63,7 @@ export function examplesPerFile(): (examples: string[]) => Promise<string[]> {
       XDG_DATA_HOME: join(t.dir, 'data-home'),
       // A home of its own: the completion examples write into the user's shell folders.
       HOME: join(t.dir, 'home'),
+      ...opts.env,
     };
     // No shell folders made here: the completion examples make their own, as in a fresh home.
     mkdirSync(env.HOME!);
@@ -69,7 +76,7 @@ export function examplesPerFile(): (examples: string[]) => Promise<string[]> {
     const before = shim.counts();
     const first = ran;
     ran += examples.length;
-    const failures = await runExamples(examples, first, work, env, waitBound());
+    const failures = await runExamples(examples, first, work, env, waitBound(), opts.look);
     // Both ways of running an example were used: in this process, and the built binary.
     const after = shim.counts();
     if (failures.length === 0) {
@@ -134,7 +141,7 @@ else exec 9>/tmp/router-examples-serve.lock; own_net() { flock 9 bash "$1"; }; f
  * what it started are ended once \`ms\` pass (the rest of the test's bound, less a margin to say so): the failure
  * names the example under way then, and the ones not run.
  */
-async function runExamples(examples: string[], first: number, work: string, env: Record<string, string>, ms: number): Promise<string[]> {
+async function runExamples(examples: string[], first: number, work: string, env: Record<string, string>, ms: number, look?: ExampleLook): Promise<string[]> {
   const lines = examples.map((ex, i) => {
     // Numbered in the file, so that no run writes over an earlier run's output.
     const n = first + i;
@@ -174,6 +181,11 @@ kill $p; wait $p 2>/dev/null; grep -q 'listening\\|api_root' serve.${n}.out
     const err = existsSync(errFile) ? readFileSync(errFile, 'utf8') : '';
     if (stopped && code === undefined) failures.push(`${ex}\n  still running when the test's bound came: ${err.trim().split('\n').slice(-3).join(' | ')}`);
     else if (code !== '0' || STACK_FRAME.test(err)) failures.push(`${ex}\n  exit ${code}: ${err.trim().split('\n').slice(-3).join(' | ')}`);
+    else if (look) {
+      const outFile = join(work, `ex.${n}.out`);
+      const out = existsSync(outFile) ? readFileSync(outFile) : Buffer.alloc(0);
+      failures.push(...look(ex, { out, err: existsSync(errFile) ? readFileSync(errFile) : Buffer.alloc(0), spawned: spawnsBinary(ex, n) }).map((f) => `${ex}\n  ${f}`));
+    }
   }
   return failures;
 }

@@ -1,4 +1,4 @@
-import { chmodSync, createWriteStream, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, createWriteStream, existsSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
@@ -61,11 +61,25 @@ async function writeTo(path: string, bytes: Buffer): Promise<void> {
   await finished(out).catch(() => {});
 }
 
+/**
+ * ROUTER_SHIM_TERMINAL=COLUMNS: a run whose stdout is an example's own output file (`ex.N.out`, not a pipe into
+ * another command or a $(…)) is taken as one on a terminal that wide, stderr too.
+ */
+function terminalOf(call: Call): number | undefined {
+  const columns = Number(call.env.ROUTER_SHIM_TERMINAL);
+  if (!columns) return undefined;
+  try {
+    return /\/ex\.\d+\.out$/.test(readlinkSync(`/proc/${call.pid}/fd/1`)) ? columns : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** One run of `router ARGS` as the script asked; one at a time, since it changes the working folder. */
 async function run(call: Call, input: Buffer): Promise<number> {
   let ran: { code: number; out: Buffer; err: Buffer };
   try {
-    ran = await captureMain(call.args, { input, env: call.env, cwd: call.cwd });
+    ran = await captureMain(call.args, { input, env: call.env, cwd: call.cwd, terminal: terminalOf(call) });
   } catch (e) {
     ran = { code: 70, out: Buffer.alloc(0), err: Buffer.from(String((e as Error).stack ?? e)) };
   }
