@@ -18,8 +18,9 @@ const runExamples = examplesPerFile();
 const blocks = (lang: string) => [...PAGE.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
 
 it('every sh example of docs/tools.md runs verbatim', async () => {
+  // A line continued by ` \` lines is one example (as readme-examples.test.ts reads them).
   const examples = blocks('sh')
-    .flatMap((b) => b.split('\n'))
+    .flatMap((b) => b.replace(/\\\n\s*/g, '').split('\n'))
     .map((l) => l.replace(/\s+#\s.*$/, '').trim())
     .filter((l) => l && !l.startsWith('#') && !INTERACTIVE.test(l));
   expect(examples.length).toBeGreaterThan(8);
