@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { RouterClient } from '../../src/client/index.js';
-import { BudgetHold, budgetLimits, serviceListPrices, SpendGuard, type SpendCall } from '../../src/kit/index.js';
+import { BudgetHold, budgetLimits, serviceListPrices, spentBy, SpendGuard, type SpendCall } from '../../src/kit/index.js';
 import { runCli } from '../helpers.js';
 import { kitPerTest, type KitTest } from '../support/inprocess-env.js';
 
@@ -52,6 +52,46 @@ it('a call charged and then abandoned is settled by `usage --reconcile` an hour 
     expect(later.code, later.stderr).toBe(0);
     expect((JSON.parse(later.stdout) as { held: { settled: unknown[] } }).held.settled).toEqual([expect.objectContaining({ id: line!.id, bound: line!.cost, charged })]);
     expect(ledger().filter((l) => l.reconciles === line!.id)).toEqual([expect.objectContaining({ real_cost: charged })]);
+    expect(ledger().reduce((sum, l) => sum + l.cost, 0)).toBeCloseTo(charged, 10);
+  } finally {
+    await client.close();
+  }
+});
+
+it('a call abandoned, settled by `usage --reconcile`, then answered over an hour later: counted once, no line damaged', async () => {
+  const made = await fetch(`${f.emu.apiRoot}/v1/keys`, { method: 'POST', headers: { authorization: `Bearer ${f.env.ROUTER_MANAGEMENT_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'late' }) });
+  const apiKey = ((await made.json()) as { key: string }).key;
+  const keyHash = createHash('sha256').update(apiKey).digest('hex');
+  const client = new RouterClient({ apiKey, apiRoot: f.emu.apiRoot });
+  const env = { ROUTER_STATE_DIR: f.stateDir };
+  try {
+    const g = new SpendGuard({ prices: serviceListPrices(client), env, budgets: budgetLimits({ profile: 'default', daily: 5 }), newHold: (e, profile, usd, call, ignore) => new BudgetHold(e, profile, usd, { ...call, key_hash: keyHash }, ignore) });
+    const body = { model: 'local/echo', messages: [{ role: 'user' as const, content: 'hi' }], max_completion_tokens: 64 };
+    const call: SpendCall = { body, models: ['local/echo'], limitField: 'max_completion_tokens', completes: true };
+    const before = await keyUsage(apiKey);
+    await g.check(call);
+    // The answer is read by the program only later: abandon() came first, while it ran.
+    const answer = await client.chat.create(body);
+    expect(g.abandon()).toBe(1);
+    const charged = Math.round(((await keyUsage(apiKey)) - before) * 1e10) / 1e10;
+    const [held] = ledger();
+    const later = await runCli(['usage', '--reconcile', '--json'], { env: { ...f.env, ...env, ROUTER_API_KEY: apiKey, NODE_OPTIONS: `--require ${join(import.meta.dirname, '../support/clock-ahead.cjs')}`, ROUTER_TEST_CLOCK_AHEAD_MS: String(61 * 60_000) } });
+    expect(later.code, later.stderr).toBe(0);
+    expect((JSON.parse(later.stdout) as { held: { settled: unknown[] } }).held.settled).toEqual([expect.objectContaining({ id: held!.id, charged })]);
+    // Its answer ends now, after the settling: its own line counts it, abandon()'s is taken back from what it was settled at.
+    expect(g.record({ command: 'test', endpoint: '/v1/chat/completions', id: answer.id, model: 'local/echo', cost: charged }, call)).toBeUndefined();
+    g.release();
+    // Old code: the take-back of the bound was refused (the line already settled): counted twice, one line damaged.
+    const spent = await spentBy(env, 'default');
+    expect(spent.damaged).toBeUndefined();
+    expect(spent.today).toBeCloseTo(charged, 10);
+    expect(g.spent).toBeCloseTo(charged, 10);
+    // reconcile later asks for the answer's own line, by its id: still once.
+    const again = await runCli(['usage', '--reconcile', '--json'], { env: { ...f.env, ...env, ROUTER_API_KEY: apiKey, NODE_OPTIONS: `--require ${join(import.meta.dirname, '../support/clock-ahead.cjs')}`, ROUTER_TEST_CLOCK_AHEAD_MS: String(62 * 60_000) } });
+    expect(again.code, again.stderr).toBe(0);
+    const after = await spentBy(env, 'default');
+    expect(after.damaged).toBeUndefined();
+    expect(after.today).toBeCloseTo(charged, 10);
     expect(ledger().reduce((sum, l) => sum + l.cost, 0)).toBeCloseTo(charged, 10);
   } finally {
     await client.close();

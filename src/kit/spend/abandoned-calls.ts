@@ -8,6 +8,7 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { boundCost, UNRECORDED, UNSETTLED, withdrawnLine } from './hold-record.js';
 import { appendUsage, type UsageRecord } from './ledger.js';
+import { ledgerLinesWith } from './ledger-find.js';
 import type { BudgetHold } from './budget-hold.js';
 import type { SpendGuardOptions } from './spend-guard-options.js';
 import type { UnderwayCall } from './underway.js';
@@ -80,11 +81,24 @@ export function recordLate(guard: SpendGuard, entry: Omit<UsageRecord, 'time' | 
   return problem;
 }
 
+/**
+ * What abandon()'s `line` counts in the ledger now: its bound, or, once `usage --reconcile` settled it (an hour after, by the key's
+ * spend, the call still running), what that settled it at. Taking back the bound then took back a line already taken down: refused
+ * as damaged, and the call counted twice (its settled line and its own).
+ */
+function countedNow(env: NodeJS.ProcessEnv, line: { id: string; cost: number }): number {
+  const settled = ledgerLinesWith(env, `"reconciles":${JSON.stringify(line.id)}`).find((r) => r.reconciles === line.id && typeof r.real_cost === 'number');
+  return settled ? (settled.real_cost as number) : line.cost;
+}
+
 /** Takes back (where `taken`) what abandon() counted of a call: in `spent` (unless `unspend` is false) and its ledger line. */
 export function withdraw(guard: SpendGuard, ended: UnderwayCall, taken = true, unspend = true): void {
   if (!taken) return;
   if (unspend) guard.spent -= ended.bound;
   const line = ended.abandoned?.line;
-  if (line) appendOf(guard, withdrawnLine(line));
+  if (line) {
+    const counts = countedNow(guard.env, line);
+    if (counts > 0) appendOf(guard, withdrawnLine({ ...line, cost: counts }));
+  }
   else if (ended.abandoned?.kept) unkeep(ended.abandoned.kept, ended.bound);
 }

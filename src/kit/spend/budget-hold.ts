@@ -195,7 +195,7 @@ export class BudgetHold {
    * line says what it cost: its bound goes to the ledger as a process killed then would leave it (hold-record.ts), and the hold is released.
    */
   countUnknown(): void {
-    if (this.written) orphaned(this.env, this.path, this.rec, Date.now());
+    if (this.written) orphaned(this.env, this.path, this.rec, Date.now(), false);
     this.release();
   }
 

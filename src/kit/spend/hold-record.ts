@@ -2,7 +2,7 @@
  * A hold's record on disk (budget-hold.ts), and what becomes of the hold of a process that is gone:
  * stale, and where its call may have been charged, a line in the ledger.
  */
-import { renameSync } from 'node:fs';
+import { renameSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { processAlive, processStart } from '../../internal/process.js';
 import { appendUsage, type UsageRecord } from './ledger.js';
@@ -77,12 +77,12 @@ export function orphanKeeps(env: NodeJS.ProcessEnv, rec: Partial<HoldRecord>, no
  * what the call streamed before the kill, which no ledger line says. Its bound, the most it could
  * have cost, goes to the ledger (unsettled), so the budgets count it; where the ledger takes no line,
  * it is held for a day instead (what is so held is returned). A hold a day old, or settled (its cost is
- * in the ledger), is only removed.
+ * in the ledger), is only removed. `dead` false: the hold's process is this one, alive (a call failed unanswered now).
  */
-export function orphaned(env: NodeJS.ProcessEnv, path: string, rec: Partial<HoldRecord>, now: number): number {
+export function orphaned(env: NodeJS.ProcessEnv, path: string, rec: Partial<HoldRecord>, now: number, dead = true): number {
   if (rec.batch) return !rec.settled && keepUnheard(env, path, rec) ? rec.usd! : 0;
   if (!orphanBound(rec, now)) return 0;
-  if (appendUsage(env, unsettledLine(rec, now)) === undefined) return 0;
+  if (appendUsage(env, unsettledLine(rec, dead ? lastSignOfLife(path, rec, now) : now)) === undefined) return 0;
   try {
     renameSync(path, join(dirname(path), `${UNRECORDED}${basename(path)}`));
     return rec.usd;
@@ -93,9 +93,28 @@ export function orphaned(env: NodeJS.ProcessEnv, path: string, rec: Partial<Hold
 }
 
 /**
+ * When the process of a hold found stale was last known alive: its hold's last write (placed, or set as the call now held for was
+ * sent: the process wrote nothing after it, or the answer's start would name the call), never after `now`. Its call was sent at
+ * that write or just after (`usage --reconcile` widens the time by a minute each side): the time it was found dead, maybe hours
+ * later, let the key's spend of all those hours settle it.
+ */
+export function lastSignOfLife(path: string, rec: Partial<HoldRecord>, now: number): number {
+  let written: number;
+  try {
+    written = statSync(path).mtimeMs;
+  } catch {
+    written = NaN;
+  }
+  const said = Date.parse(rec.since ?? rec.time ?? '');
+  const last = Math.max(Number.isNaN(written) ? -Infinity : written, Number.isNaN(said) ? -Infinity : said);
+  return Number.isFinite(last) ? Math.min(now, last) : now;
+}
+
+/**
  * The ledger line of a call held for that ended (or was killed) before its cost was known: its bound, unsettled. One whose answer
  * had not begun has no generation id: it is named `held-…`, with when it was sent (between `sent_after`, when it was held for
- * (a tool loop's round: that round's, not the loop's first), and `sent_before`, `now`) and its key's hash, so that
+ * (a tool loop's round: that round's, not the loop's first), and `sent_before`, `now`: when it ended, or its process was last
+ * known alive) and its key's hash, so that
  * `usage --reconcile` can settle it by what the service says that key spent then.
  */
 export function unsettledLine(rec: Partial<HoldRecord> & { usd: number; profile: string }, now = Date.now()): UsageRecord & { cost: number; unsettled: string } {

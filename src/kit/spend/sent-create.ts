@@ -5,10 +5,11 @@
  * src/batch/pending-create.ts): written before the request goes, removed once the id is out or nothing was made. Holds of
  * batches not yet made that were never sent (`batch run`'s) are let go as before: their batches are found again by their job.
  */
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { isRecord } from '../../internal/shape.js';
-import { batchHoldPath, ledgerPath } from './ledger.js';
+import { batchHoldPath } from './ledger.js';
+import { ledgerLinesWith } from './ledger-find.js';
 
 /** The name's start of a sent create's hold kept past its process. */
 export const SENT_CREATE = 'batch-sent-';
@@ -40,48 +41,9 @@ export function keptSend(env: NodeJS.ProcessEnv, rec: { usd?: unknown; sent?: un
   return said?.batch_id && batchRecorded(env, said.batch_id) ? undefined : said;
 }
 
-/** Whether the ledger has batch `id`'s cost (a line is written for a batch only once it ended: its whole cost). Read in pieces: it may be large. */
+/** Whether the ledger has batch `id`'s cost (a line is written for a batch only once it ended: its whole cost). */
 function batchRecorded(env: NodeJS.ProcessEnv, id: string): boolean {
-  const needle = `"batch_id":${JSON.stringify(id)}`;
-  let fd: number;
-  try {
-    fd = openSync(ledgerPath(env), 'r');
-  } catch {
-    return false;
-  }
-  try {
-    const buf = Buffer.allocUnsafe(CHUNK);
-    let carry = '';
-    for (let at = 0; ; ) {
-      const n = readSync(fd, buf, 0, CHUNK, at);
-      if (n <= 0) return recordedIn(carry, needle);
-      at += n;
-      const text = carry + buf.toString('utf8', 0, n);
-      const end = text.lastIndexOf('\n');
-      if (recordedIn(text.slice(0, end + 1), needle)) return true;
-      carry = text.slice(end + 1);
-    }
-  } catch {
-    return false;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-const CHUNK = 256 * 1024;
-
-/** Whether a whole line of `text` is batch `needle`'s with a cost. */
-function recordedIn(text: string, needle: string): boolean {
-  for (let i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + 1)) {
-    const line = text.slice(text.lastIndexOf('\n', i) + 1, (text.indexOf('\n', i) + 1 || text.length + 1) - 1);
-    try {
-      const r = JSON.parse(line) as { cost?: unknown };
-      if (typeof r.cost === 'number' && Number.isFinite(r.cost)) return true;
-    } catch {
-      // A damaged line says nothing.
-    }
-  }
-  return false;
+  return ledgerLinesWith(env, `"batch_id":${JSON.stringify(id)}`).some((r) => r.batch_id === id && typeof r.cost === 'number' && Number.isFinite(r.cost));
 }
 
 /**

@@ -1,35 +1,33 @@
 /**
  * The spend guard, before a call is sent: its cost bound from the model list's prices, its
  * completion limit lowered to fit the cap (a max cost, what is left of the budgets), or the call
- * refused with a typed error (./errors.ts) and nothing sent. Under a budget the check and the hold
- * on it are made under the budgets' lock (./budget-hold.ts), so concurrent processes never let go
+ * refused with a typed error (./errors.ts) and nothing sent. The cap is read in ./spend-cap.ts. Under a
+ * budget the check and the hold on it are made under the budgets' lock (./check-under-lock.ts), so concurrent processes never let go
  * together more than a budget has left. A further call of the same work (a tool loop's next round)
  * is held to what is left once the earlier calls' cost is taken off.
  */
-import { budgetsFor, reachedLine } from './budget.js';
 import { checkedOptions, PROGRAM_WORDS, type Checked, type SpendGuardOptions, type SpendWords } from './spend-guard-options.js';
-import { BudgetHold, heldByOthers, holdNames, holdsChange, withBudgetLock, type Held, type HoldCall } from './budget-hold.js';
-import { imagesUnbounded, usd, usdWritten, worstBound, type Pricing } from './cost-bound.js';
+import type { BudgetHold, Held } from './budget-hold.js';
+import { capOf, HeldBack, spentOff } from './spend-cap.js';
+import { checkUnderLock } from './check-under-lock.js';
+import { imagesUnbounded, worstBound, type Pricing } from './cost-bound.js';
 import { describeLimit, fitting, sizeOf, type SpendCall, type Cap } from './fit.js';
-import { BudgetReached, CostCapExceeded, CostUnbounded } from './errors.js';
+import { CostCapExceeded, CostUnbounded } from './errors.js';
 import type { UsageRecord } from './ledger.js';
-import { roundCost } from '../../internal/round-cost.js';
 import { Underway } from './underway.js';
 import { abandonCalls, appendOf, recordingOf, recordLate, withdraw } from './abandoned-calls.js';
 
 export type { SpendCall, Cap };
 
+export { HeldBack } from './spend-cap.js';
 export { PROGRAM_WORDS, type Checked, type SpendEvents, type SpendGuardOptions, type SpendWords } from './spend-guard-options.js';
 
 /** A bound at the kept prices this near the cap (a share of it) is checked again at fresh prices. */
 const NEAR_LINE = 0.5;
 
-/** A call that fits the budgets only once calls under way end (and their holds with them). */
-export class HeldBack extends Error {}
-
 export class SpendGuard {
   readonly env: NodeJS.ProcessEnv;
-  private readonly words: SpendWords;
+  readonly words: SpendWords;
   private first?: Checked | undefined;
   private firstCheck?: Promise<Checked> | undefined;
   /** Calls checked and not yet answered: concurrent calls of one guard are held to the cap together. */
@@ -173,7 +171,7 @@ export class SpendGuard {
     const again = async (held?: Held) => {
       // Under a budget the ledger has the earlier calls by now: the budgets are read again, beside the holds of other calls and this guard's calls under way.
       if (held && beside?.count) held = { ...held, usd: held.usd + beside.total, calls: held.calls + beside.count };
-      const left = held ? (await this.cap(held, spent))! : { usd: cap.usd - spent, name: `${cap.name}, ${this.spentOff(spent)}` };
+      const left = held ? (await this.cap(held, spent))! : { usd: cap.usd - spent, name: `${cap.name}, ${spentOff(this.words, spent)}` };
       this.fit(call, prices, left);
       checked.bound = bound = worstBound(prices, sizeOf(call)).bound;
       return checked;
@@ -202,41 +200,9 @@ export class SpendGuard {
     return { bound, boundModel: model, size, completionMost: describeLimit(prices, size), ...(cap ? { cap, prices } : {}) };
   }
 
-  /**
-   * The lowest of the max cost (less what the work already `spent`) and what is left of each budget
-   * (unless ignored) beside what calls under way hold; a budget already reached is a BudgetReached.
-   */
-  async cap(held?: Held, spent = 0): Promise<Cap | undefined> {
-    const { maxCost, budgets: settings, ignoreBudget } = this.opts;
-    const caps: Cap[] = [];
-    if (maxCost !== undefined) caps.push({ usd: maxCost - spent, name: `${this.words.maxCost} ${usdWritten(maxCost)}${spent ? `, ${this.spentOff(spent)}` : ''}` });
-    if (!ignoreBudget && settings) {
-      // Spent is what the ledger holds and what holds keep past their processes, as `router usage` shows it.
-      const budgets = await budgetsFor(this.env, settings, { signal: this.opts.signal, kept: held ? (held.kept ?? 0) : undefined, damaged: (lines, ledger, at) => this.opts.on?.damaged?.(lines, ledger, at) });
-      if (budgets.length && this.opts.recorded === false) this.opts.on?.unkept?.(budgets.map((b) => b.name));
-      for (const b of budgets) {
-        if (b.spent >= b.limit) {
-          // A dry run sends nothing: it shows the call, and says the budget would refuse it.
-          if (!this.opts.estimate) throw new BudgetReached(reachedLine(b, this.words.ignoreBudget), b);
-          this.opts.on?.reached?.(reachedLine(b, this.words.ignoreBudget));
-          continue;
-        }
-        const left = roundCost(b.limit - b.spent);
-        const from = b.kept ? `${b.from}, after the ${usd(b.kept)} held by batches not yet seen ended or calls the ledger could not take` : b.from;
-        if (!held?.calls) {
-          caps.push({ usd: left, name: `what is left of ${b.name} (${usd(left)}, ${from})` });
-          continue;
-        }
-        const beside = `${b.name} (${usd(left)} left, ${from}) beside the ${usd(held.usd)} ${held.calls === 1 ? 'a call under way holds' : `${held.calls} calls under way hold`}`;
-        if (left <= held.usd) throw new HeldBack(`nothing is left of ${beside}`);
-        caps.push({ usd: left - held.usd, name: `what is left of ${beside}`, held: held.usd });
-      }
-    }
-    return caps.reduce<Cap | undefined>((low, c) => (!low || c.usd < low.usd ? c : low), undefined);
-  }
-
-  private spentOff(spent: number): string {
-    return `less the ${usd(spent)} ${this.words.spender} already spent`;
+  /** The lowest of the max cost (less what the work already `spent`) and what is left of each budget beside what calls under way hold (./spend-cap.ts). */
+  cap(held?: Held, spent = 0): Promise<Cap | undefined> {
+    return capOf(this, held, spent);
   }
 
   /** The prices, or why there are none. A model list that cannot be read (the network, a refused key) fails a capped call with that failure; a bound without a cap says it is unknown. */
@@ -249,40 +215,9 @@ export class SpendGuard {
     }
   }
 
-  /** Checks under the budgets' lock, beside what calls under way (in any process) hold, and holds the bound until its cost is in the ledger. One that would fit once those calls end waits for them; one that would not is refused. */
-  private async underLock(attempt: (held: Held) => Promise<Checked>, hold?: BudgetHold, model?: string, beside = 0): Promise<Checked> {
-    const { env } = this;
-    const profile = this.opts.budgets!.profile;
-    const signal = this.opts.signal ?? new AbortController().signal;
-    for (let said = false; ; said = true) {
-      // The holds as this check sees them: one released after it (even before the wait begins) ends the wait.
-      let seen = '';
-      const out = await withBudgetLock(env, signal, async () => {
-        const held = heldByOthers(env, profile, hold);
-        seen = holdNames(env);
-        try {
-          const checked = await attempt(held);
-          if (checked.bound === undefined) return checked;
-          // One hold covers all of the guard's calls under way.
-          if (hold) hold.set(checked.bound + beside, false, beside ? undefined : new Date().toISOString());
-          else {
-            const call: HoldCall = model ? { model } : {};
-            const usd = checked.bound + beside;
-            checked.hold = this.opts.newHold ? this.opts.newHold(env, profile, usd, call, this.words.ignoreBudget) : new BudgetHold(env, profile, usd, call, this.words.ignoreBudget);
-            this.opts.on?.hold?.(checked.hold);
-          }
-          return checked;
-        } catch (err) {
-          if (err instanceof HeldBack) return err;
-          throw err;
-        }
-      }, undefined, this.words.ignoreBudget);
-      if (!(out instanceof HeldBack)) return out;
-      // A call that waits holds nothing (its earlier calls are in the ledger): two tool loops never wait for each other.
-      hold?.set(beside);
-      if (!said) this.opts.on?.waiting?.(out.message);
-      await holdsChange(env, signal, seen);
-    }
+  /** Checks under the budgets' lock, beside what calls under way (in any process) hold, and holds the bound until its cost is in the ledger (./check-under-lock.ts). */
+  private underLock(attempt: (held: Held) => Promise<Checked>, hold?: BudgetHold, model?: string, beside = 0): Promise<Checked> {
+    return checkUnderLock(this, attempt, hold, model, beside);
   }
 
   /** Lowers the completion limit to what the cap allows, or refuses the call (it waits where calls under way hold what it needs). */
