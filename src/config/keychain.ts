@@ -5,6 +5,7 @@
  */
 import { firstWholeWords } from '../internal/key-safe-cut.js';
 import { isBlank } from '../internal/blank.js';
+import { busSilence } from './bus-answers.js';
 
 /** The service every entry of router is filed under; the account names the profile, the key and the config file. */
 export const KEYCHAIN_SERVICE = 'router-cli';
@@ -34,7 +35,13 @@ export function keychainAccount(profile: string, field: string, configPath: stri
 
 type Entry = import('@napi-rs/keyring').AsyncEntry;
 
-async function entry(account: string): Promise<Entry> {
+async function entry(account: string, signal?: AbortSignal): Promise<Entry> {
+  if (process.platform === 'linux') {
+    // The binding reads the bus address from this process's environment, as this does.
+    const silent = await busSilence(process.env.DBUS_SESSION_BUS_ADDRESS, signal);
+    if (silent) throw new KeychainError(silent);
+    signal?.throwIfAborted();
+  }
   let binding: typeof import('@napi-rs/keyring');
   try {
     binding = await import('@napi-rs/keyring');
@@ -51,7 +58,7 @@ async function entry(account: string): Promise<Entry> {
 
 /** Stores `secret` under `account`; a KeychainError says why it could not. */
 export async function keychainSet(account: string, secret: string, signal?: AbortSignal): Promise<void> {
-  const e = await entry(account);
+  const e = await entry(account, signal);
   try {
     await e.setPassword(secret, signal);
   } catch (err) {
@@ -61,7 +68,7 @@ export async function keychainSet(account: string, secret: string, signal?: Abor
 
 /** The secret under `account`, or undefined when there is none. */
 export async function keychainGet(account: string, signal?: AbortSignal): Promise<string | undefined> {
-  const e = await entry(account);
+  const e = await entry(account, signal);
   try {
     return (await e.getPassword(signal)) ?? undefined;
   } catch (err) {
@@ -71,7 +78,7 @@ export async function keychainGet(account: string, signal?: AbortSignal): Promis
 
 /** Removes the entry; false when there was none. */
 export async function keychainDelete(account: string, signal?: AbortSignal): Promise<boolean> {
-  const e = await entry(account);
+  const e = await entry(account, signal);
   try {
     return await e.deleteCredential(signal);
   } catch (err) {

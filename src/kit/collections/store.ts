@@ -8,7 +8,7 @@
  * is unused space, a torn line is skipped (and the next write starts on a line of its own).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { stateHome } from '../../config/state-dir.js';
 import { appendWhole } from '../../internal/append-whole.js';
@@ -231,7 +231,8 @@ export class Collection {
       const row = 'vector' in w ? next++ : w.row;
       return `${JSON.stringify({ id, hash, row, time, ...(content !== undefined ? { content } : {}), ...(metadata !== undefined ? { metadata } : {}) })}\n`;
     });
-    appendWhole(this.indexPath, (this.endsTorn() ? '\n' : '') + lines.join(''));
+    // A line a killed writer left torn gets its end first (appendWhole).
+    appendWhole(this.indexPath, lines.join(''));
   }
 
   /** Writes the rows after the last whole one (a torn row is written over); returns the first's number. */
@@ -247,25 +248,6 @@ export class Collection {
       let written = 0;
       while (written < data.length) written += writeSync(fd, data, written, data.length - written, first * size + written);
       return first;
-    } finally {
-      closeSync(fd);
-    }
-  }
-
-  /** Whether the index ends in a line a killed writer left torn (no newline). */
-  private endsTorn(): boolean {
-    let fd: number;
-    try {
-      fd = openSync(this.indexPath, constants.O_RDONLY);
-    } catch {
-      return false;
-    }
-    try {
-      const size = fstatSync(fd).size;
-      if (!size) return false;
-      const last = Buffer.alloc(1);
-      readSync(fd, last, 0, 1, size - 1);
-      return last[0] !== 0x0a;
     } finally {
       closeSync(fd);
     }
