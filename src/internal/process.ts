@@ -37,3 +37,14 @@ export function processStart(pid: number): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * True while the process that had this id when it started at `start` (processStart()) still runs: a
+ * later process given the same id is not it. Without a start (an older writer's, or none readable
+ * here), only the id is known, and it is taken for that process while it runs.
+ */
+export function sameProcessAlive(pid: number, start: string | undefined): boolean {
+  if (!processAlive(pid)) return false;
+  const now = start === undefined ? undefined : processStart(pid);
+  return now === undefined || now === start;
+}

@@ -9,6 +9,7 @@ import { BIN } from '../helpers.js';
 import { until, waitBound } from '../support/until.js';
 import { withoutGatewayIds } from '../support/upstreams.js';
 import { shellStatus } from '../support/run-process.js';
+import { writerOf } from '../support/cassette-writer.js';
 
 // `router serve --providers --record / --replay / --record-missing`, the real binary: answers
 // recorded from an upstream emulator are replayed byte for byte once that upstream is gone.
@@ -151,12 +152,12 @@ describe('record and replay', () => {
       // The same request again writes its second take (`…-2.json`), through its temp file: a FIFO here,
       // so the write waits until this test reads it. A write on the event loop would hold every answer.
       const take2 = file!.replace(/\.json$/, '-2.json');
-      execFileSync('mkfifo', [join(where, `${take2}.${gateway.child.pid}.tmp`)]);
+      execFileSync('mkfifo', [join(where, `${take2}.${writerOf(gateway.child.pid!)}.tmp`)]);
       const again = await post(gateway, REQUESTS[0], AbortSignal.timeout(30_000));
       expect(again.status).toBe(200);
       const models = await fetch(`${gateway.apiRoot}/v1/models`, { headers: { authorization: `Bearer ${gateway.apiKey}` }, signal: AbortSignal.timeout(30_000) });
       expect(models.status).toBe(200);
-      const written = JSON.parse(await readFile(join(where, `${take2}.${gateway.child.pid}.tmp`), 'utf8'));
+      const written = JSON.parse(await readFile(join(where, `${take2}.${writerOf(gateway.child.pid!)}.tmp`), 'utf8'));
       expect(written.response.body.id).toMatch(/^gen-/);
       expect(JSON.stringify(written.response.body)).not.toContain('gen-ID');
       expect(await gateway.stop()).toBe(0);

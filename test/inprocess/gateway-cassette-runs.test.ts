@@ -9,6 +9,7 @@ import { parseProviders } from '../../src/emulator/providers/config.js';
 import type { Cassette } from '../../src/emulator/providers/cassette.js';
 import { deadPort, localUpstream, sseChunk, withoutGatewayIds, type LocalUpstream } from '../support/upstreams.js';
 import { SETTLE } from '../support/until.js';
+import { writerOf } from '../support/cassette-writer.js';
 
 // `--record` into a folder holding an older recording of a request replaces it, and a run killed
 // half-way must leave a folder that replays one recording or the other, never a loss or a mix:
@@ -116,7 +117,7 @@ it('a run killed while writing the answer that came after a held 503 leaves a re
   const [oldFile] = readdirSync(cassettes);
   // The answer's file (take 2) as a pipe: its write waits there until this test reads it, as a
   // kill -9 could find it, half-way through what the answer's save writes.
-  const pipe = join(cassettes, oldFile!.replace('.json', `-2.json.${process.pid}.tmp`));
+  const pipe = join(cassettes, oldFile!.replace('.json', `-2.json.${writerOf(process.pid)}.tmp`));
   execFileSync('mkfifo', [pipe]);
   const recorder = await gateway('answer-first-rec', cassettes, 'record');
   try {

@@ -5,6 +5,7 @@ import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Cassette } from './cassette-format.js';
 import { cassetteWrong } from './cassette-shape.js';
+import { processStart } from '../../internal/process.js';
 
 type Body = Record<string, unknown>;
 
@@ -98,16 +99,31 @@ export function nearestTake(requests: Iterable<Take[]>, provider: string, body: 
 
 /** Names this process writes through now (temp files, partial cassettes): a second writer of one (another gateway in it) takes the next. */
 const inUse = new Set<string>();
+let writer: string | undefined;
 
 /**
- * A name beside `path` only this writer writes through: `<path>.<pid><suffix>` (`.<pid>-<n><suffix>`
- * while another writer of this process holds that one). Two gateways recording into one folder once
- * wrote each cassette through the one `<file>.tmp`: a rename took the other's half-written file into
- * place, and the other's rename failed (ENOENT). `release` gives the name back once written.
+ * This process as the writer a name beside a cassette carries: its pid and, where it can be read, when
+ * it started (`<pid>@<start>`, processStart()), so that a later process given the same pid is not
+ * taken for it (a killed gateway's partial cassette kept while an unrelated process had its pid).
+ */
+export function writerName(): string {
+  if (writer === undefined) {
+    const start = processStart(process.pid);
+    writer = `${process.pid}${start === undefined ? '' : `@${start}`}`;
+  }
+  return writer;
+}
+
+/**
+ * A name beside `path` only this writer writes through: `<path>.<pid>@<start><suffix>` (writerName();
+ * `-<n>` before the suffix while another writer of this process holds that one). Two gateways
+ * recording into one folder once wrote each cassette through the one `<file>.tmp`: a rename took the
+ * other's half-written file into place, and the other's rename failed (ENOENT). `release` gives the
+ * name back once written.
  */
 export function ownName(path: string, suffix: string): { name: string; release: () => void } {
-  let name = `${path}.${process.pid}${suffix}`;
-  for (let n = 2; inUse.has(name); n++) name = `${path}.${process.pid}-${n}${suffix}`;
+  let name = `${path}.${writerName()}${suffix}`;
+  for (let n = 2; inUse.has(name); n++) name = `${path}.${writerName()}-${n}${suffix}`;
   inUse.add(name);
   return { name, release: () => void inUse.delete(name) };
 }

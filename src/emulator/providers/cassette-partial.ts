@@ -1,8 +1,8 @@
-/** A stream's cassette written as it comes: `<file>.<pid>.partial`, so a gateway killed -9 mid-stream leaves what it had relayed. */
+/** A stream's cassette written as it comes: `<file>.<pid>@<start>.partial` (ownName), so a gateway killed -9 mid-stream leaves what it had relayed. */
 import { readdirSync, rmSync, existsSync } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { processAlive } from '../../internal/process.js';
+import { sameProcessAlive } from '../../internal/process.js';
 import { ownName } from './cassette-folder.js';
 import { hiddenKey } from './key-scrub.js';
 
@@ -21,7 +21,7 @@ export class PartialCassette {
   private chain: Promise<void> = Promise.resolve();
   private handle: FileHandle | undefined;
   private failed = false;
-  /** This writer's own name of the file (its pid in it): another gateway's start leaves it while this one runs. */
+  /** This writer's own name of the file (its pid and start in it): another gateway's start leaves it while this one runs. */
   private readonly own: { name: string; release: () => void };
   private readonly path: string;
 
@@ -80,26 +80,32 @@ export function partialFor(dir: string, file: string, cassette: { response: obje
   return { add: <T>(event: T): T => partial.add(event), end: () => void (over || ((over = true), after(() => partial.end()))) };
 }
 
-/** A cassette's partial or temp file: `<file>.json.<pid>[-n].partial` or `.tmp` (no pid: an older version's). */
-const LEFTOVER = /^(.*\.json)(?:\.(\d+)(?:-\d+)?)?(\.partial|\.tmp)$/;
+/** A cassette's partial or temp file: `<file>.json.<pid>[@<start>][-n].partial` or `.tmp` (ownName; no pid: an older version's; no start: an older version's, or where /proc is not read). */
+const LEFTOVER = /^(.*\.json)(?:\.(\d+)(?:@(\d+))?(?:-\d+)?)?(\.partial|\.tmp)$/;
 
 /**
  * Partial cassettes a killed gateway left in `dir`, said on stderr at the start: `--replay` answers
  * none of them (the request is a miss); `--record` and `--record-missing` remove them, so the request
  * is recorded again, and the temp files of cassettes it was writing (`replay`: whether the run only
- * replays, and writes nothing). Those of a gateway still running (its pid in the name: another
- * recording into this folder, or this process's own) are its own, still written: left alone.
+ * replays, and writes nothing). Those of a gateway still running (its pid and start in the name:
+ * another recording into this folder, or another gateway of this process) are its own, still
+ * written: left alone, and `--replay`, which reads the folder only now, says it once per file. A
+ * pid alone is not the writer: a process started later may have been given a killed gateway's pid.
  */
 export function partialLeftovers(dir: string, replay: boolean): void {
   for (const file of readdirSync(dir).sort()) {
-    const [, whole, pid, kind] = LEFTOVER.exec(file) ?? [];
-    if (!whole || (pid && processAlive(Number(pid)))) continue;
+    const [, whole, pid, start, kind] = LEFTOVER.exec(file) ?? [];
+    if (!whole) continue;
     const path = join(dir, file);
+    const kept = existsSync(join(dir, whole));
+    if (pid && sameProcessAlive(Number(pid), start)) {
+      if (replay && kind === '.partial' && !kept) process.stderr.write(`replay: ${path} is a recording under way by another gateway (process ${pid}): not replayed (a gateway reads its cassettes when it starts); a --replay started after that recording ends replays it\n`);
+      continue;
+    }
     if (kind === '.tmp') {
       if (pid && !replay) rmSync(path, { force: true });
       continue;
     }
-    const kept = existsSync(join(dir, whole));
     if (replay) {
       if (!kept) process.stderr.write(`replay: ${path} is a partial recording (its gateway was stopped mid-stream): not replayed; router serve --record-missing would record it again\n`);
       continue;
