@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { waitBound } from '../support/until.js';
+import { answerValidator, exampleAnswer } from '../conformance/openapi-fixtures.js';
 
 // Fallback at run time against an upstream we did not write: Stoplight Prism serving the official
 // OpenAPI. One provider is Prism asked for its 429 example (a proxy adds `Prefer: code=429` and a
@@ -79,6 +80,13 @@ beforeAll(async () => {
   - { name: limited, base_url: "${limited}", api_key_env: PRISM_KEY, models: { test/gpt4: openai/gpt-4, test/only-limited: openai/gpt-4 } }
   - { name: stalled, base_url: "${stalled}", api_key_env: PRISM_KEY, first_event_timeout_ms: 1500, timeout_ms: 1500, ${model} }
   - { name: prism, base_url: "http://127.0.0.1:${prismPort}", api_key_env: PRISM_KEY, ${model} }
+  - name: prism-r
+    responses: true
+    base_url: "http://127.0.0.1:${prismPort}"
+    api_key_env: PRISM_KEY
+    models: { test/resp: openai/gpt-4 }
+    speech_models: { test/voice: openai/gpt-4o-mini-tts }
+    prices: { test/resp: { prompt: 0.001, completion: 0.002 }, test/voice: { prompt: 0.0001 } }
 local_models: false
 `, { PRISM_KEY: 'sk-upstream-prism' });
   gateway = await startEmulator({ stateDir: join(home, 'gateway'), port: 0, gateway: { config } });
@@ -93,6 +101,9 @@ afterAll(async () => {
   }
   if (home) rmSync(home, { recursive: true, force: true });
 });
+
+const post = (path: string, body: Record<string, unknown>, key = gateway.store.firstKeys().apiKey) =>
+  fetch(`${gateway.apiRoot}/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 const chat = async (body: Record<string, unknown>) => {
   const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}`, 'content-type': 'application/json', 'x-router-metadata': 'enabled' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 16, ...body }) });
@@ -120,4 +131,36 @@ describe('fallback at run time over Prism serving the official OpenAPI', () => {
     expect([got.status, got.retryAfter], got.text).toEqual([429, '7']);
     expect(JSON.parse(got.text).error.message).toMatch(/^All providers for the requested models are rate limited: limited: /);
   });
+});
+
+// The Responses API and speech with Prism as the upstream: what the gateway sends must pass Prism's check of the
+// official request schemas (a 422 otherwise), and what it answers must fit the official answer schemas.
+describe('Responses and speech over Prism serving the official OpenAPI', () => {
+  it("a response: Prism's example, under the gateway's id and model, fitting the OpenAPI, charged at the prices", async () => {
+    const workspace = gateway.store.findKey(gateway.store.firstKeys().apiKey)!.workspace;
+    const before = gateway.store.balance(workspace);
+    const res = await post('/responses', { model: 'test/resp', input: [{ role: 'user', content: 'hi' }], instructions: 'be brief', max_output_tokens: 64, user: 'alice' });
+    const text = await res.text();
+    expect(res.status, text).toBe(200);
+    const answer = JSON.parse(text);
+    const validate = answerValidator('post', '/responses');
+    expect(validate(answer), JSON.stringify(validate.errors)).toBe(true);
+    const example = exampleAnswer('post', '/responses');
+    expect([answer.model, answer.output, answer.id]).toEqual(['test/resp', example.output, res.headers.get('x-generation-id')]);
+    const cost = example.usage.input_tokens * 0.001 + example.usage.output_tokens * 0.002;
+    expect(answer.usage.cost).toBeCloseTo(cost, 10);
+    expect(before - gateway.store.balance(workspace)).toBeCloseTo(cost, 10);
+  }, 60_000);
+
+  it('a streamed response: Prism cannot stream, named in the 502', async () => {
+    const res = await post('/responses', { model: 'test/resp', input: 'hi', stream: true });
+    expect(res.status).toBe(502);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/^All providers for the requested models are unavailable: prism-r: HTTP 500 .*Cannot serialise complex objects as text/);
+  }, 60_000);
+
+  it("speech: Prism's audio/* answered as the spec's audio/pcm, the format it was asked for", async () => {
+    const res = await post('/audio/speech', { model: 'test/voice', input: 'hello', voice: 'alloy' }, gateway.store.firstKeys().managementKey);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect([res.status, res.headers.get('content-type'), bytes.toString()]).toEqual([200, 'audio/pcm', '<binary audio data>']);
+  }, 60_000);
 });

@@ -147,7 +147,8 @@ export class OpenAICompatible implements ProviderAdapter {
     if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
     let res: Awaited<ReturnType<typeof request>>;
     try {
-      res = await request(this.speechUrl, { method: 'POST', headers, body: JSON.stringify(body), signal, dispatcher: this.agent });
+      // The format by name (cassettes key on the caller's body): an upstream's default may not be the spec's pcm (OpenAI's is mp3).
+      res = await request(this.speechUrl, { method: 'POST', headers, body: JSON.stringify({ ...body, response_format: body.response_format ?? 'pcm' }), signal, dispatcher: this.agent });
     } catch (err) {
       throw failureOf(err, this.name, false);
     }

@@ -9,6 +9,7 @@ import type { ChatGateway } from '../providers/types.js';
 import { genId, route } from './chat.js';
 import { recordGeneration } from './generations.js';
 import { metadataFields, metadataHeaders, type Routed } from '../routing/routed.js';
+import { SPEECH_TYPE, speechFormat, type SpeechFormat } from '../routing/speech-format.js';
 
 type Body = Record<string, unknown>;
 
@@ -55,7 +56,7 @@ function checkReferences(refs: unknown): void {
   });
 }
 
-export function planSpeech(body: Body): { model: ModelSpec; turns: Turn[]; format: 'mp3' | 'pcm'; speed: number; provider: string; routed: Routed } {
+export function planSpeech(body: Body): { model: ModelSpec; turns: Turn[]; format: SpeechFormat; speed: number; provider: string; routed: Routed } {
   // `model`, then the `models` fallbacks in order, as chat's (the gateway's own list for speech: docs/gateway.md).
   checkModelsList(body);
   const routed = route(body, 'speech');
@@ -82,8 +83,7 @@ export function planSpeech(body: Body): { model: ModelSpec; turns: Turn[]; forma
     bad('input is required: text, or a list of turns');
   }
   for (const t of turns) if (!model.voices!.includes(t.voice)) bad(`voice "${t.voice}" is not a voice of ${model.id} (${model.voices!.join(', ')})`);
-  const format = (body.response_format ?? 'pcm') as string;
-  if (format !== 'mp3' && format !== 'pcm') bad('response_format must be mp3 or pcm');
+  const format = speechFormat(body);
   // The spec sets no range: a model with no speed control refuses any other value than 1 (spec);
   // one with it takes its own range (model behaviour: a speed near 0 would be hours of audio).
   const speed = optNumber(body, 'speed', -Infinity, Infinity) ?? 1;
@@ -152,7 +152,7 @@ async function handleSpeech(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   // A caller who hangs up pays for the characters voiced in the audio written to it (stream-bill.ts).
   const bill = await streamBill(ctx, cost, chars, (voiced) => costOf(plan.model, voiced, 0).cost);
   const res = ctx.res;
-  ctx.head(200, { 'content-type': plan.format === 'mp3' ? 'audio/mpeg' : 'audio/pcm', 'transfer-encoding': 'chunked', 'x-generation-id': id, ...metadataHeaders(metadataFields(plan.routed, 'speech', ctx.wantsRouterMetadata())) });
+  ctx.head(200, { 'content-type': SPEECH_TYPE[plan.format], 'transfer-encoding': 'chunked', 'x-generation-id': id, ...metadataHeaders(metadataFields(plan.routed, 'speech', ctx.wantsRouterMetadata())) });
   const writer = cuttableWriter(ctx, 4);
   // A fault's cut closes the connection too: that is not the caller hanging up.
   res.on('close', () => (bill.progress.hungUp = !writer.cut));

@@ -12,6 +12,7 @@ import { keepUpstreamAnswer, servedBy, type Asked } from './kept.js';
 import { chargeUpToBalance } from './gateway-credits.js';
 import { genId } from '../resources/chat.js';
 import { refusalOf, wholeAnswer } from './answer-shape.js';
+import { speechFormat, speechType, type SpeechFormat } from './speech-format.js';
 
 type Body = Record<string, unknown>;
 
@@ -44,6 +45,7 @@ const speechCost = (body: Body, c: Candidate): number => round(inputChars(body.i
  */
 export async function speakThrough(ctx: Ctx, body: Body, catalog: Catalog, hide: (text: string) => string): Promise<void> {
   const asked: Asked = { startedAt: ctx.store.now(), user: body.user, sessionId: ctx.sessionId(body) };
+  const format = speechFormat(body);
   const passed: Attempt[] = [];
   const candidates = candidatesFor(body, catalog, undefined, 'speech', passed).filter((c) => c.adapter.speech);
   if (!candidates.length) throw noEndpoints(body, catalog, 'speech', (c) => !!c.adapter.speech);
@@ -53,7 +55,7 @@ export async function speakThrough(ctx: Ctx, body: Body, catalog: Catalog, hide:
   const release = () => held?.release();
   const metadataOf = metadataFor(ctx.wantsRouterMetadata(), body, candidates, passed, 'speech');
   try {
-    await relaySpeech(ctx, body, candidates, { asked, hide, release, passed, metadataOf });
+    await relaySpeech(ctx, body, candidates, { asked, format, hide, release, passed, metadataOf });
   } finally {
     release();
   }
@@ -61,6 +63,8 @@ export async function speakThrough(ctx: Ctx, body: Body, catalog: Catalog, hide:
 
 interface SpeechRelay {
   asked: Asked;
+  /** The format asked (the spec's default, pcm, when none was): the answer is labelled as it. */
+  format: SpeechFormat;
   hide: (text: string) => string;
   /** Gives back what the request holds while in flight, called before its charge. */
   release: () => void;
@@ -69,7 +73,7 @@ interface SpeechRelay {
   metadataOf: ReturnType<typeof metadataFor>;
 }
 
-async function relaySpeech(ctx: Ctx, body: Body, candidates: Candidate[], { asked, hide, release, passed, metadataOf }: SpeechRelay): Promise<void> {
+async function relaySpeech(ctx: Ctx, body: Body, candidates: Candidate[], { asked, format, hide, release, passed, metadataOf }: SpeechRelay): Promise<void> {
   const gone = callerGone(ctx);
   for (const c of candidates) {
     let first: IteratorResult<Buffer>;
@@ -102,7 +106,7 @@ async function relaySpeech(ctx: Ctx, body: Body, candidates: Candidate[], { aske
     const res = ctx.res;
     const id = (ctx.generation = genId());
     ctx.servedBy = servedBy(c);
-    ctx.head(200, { 'content-type': headers['content-type'] ?? 'application/octet-stream', 'transfer-encoding': 'chunked', 'x-generation-id': id, ...metadataHeaders(metadataOf?.(c)()) });
+    ctx.head(200, { 'content-type': speechType(format, headers['content-type']), 'transfer-encoding': 'chunked', 'x-generation-id': id, ...metadataHeaders(metadataOf?.(c)()) });
     let wrote = false;
     let broken = false;
     try {
