@@ -1,7 +1,8 @@
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
-import { HAS_TMUX, Terminal } from '../support/tmux.js';
+import { describe, expect, it } from 'vitest';
+import { BIN } from '../helpers.js';
+import { terminalOnTestEnv } from '../support/terminal-on-test-env.js';
+import { HAS_TMUX } from '../support/tmux.js';
 
 // What an MCP server asks for on a terminal (tmux): a sampling request is asked before it is sent, a form a question
 // a field (@inquirer/prompts), against server-everything and the emulator.
@@ -9,25 +10,11 @@ const ROOT = resolve(import.meta.dirname, '..', '..');
 const EVERYTHING = `node ${join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js')} stdio`;
 const router = `node ${BIN}`;
 
-let t: TestEnv;
-let term: Terminal | undefined;
-const fresh = () => {
-  term?.close();
-  term = new Terminal({ ...t.env });
-  return term;
-};
-
-beforeAll(async () => {
-  t = await startTestEnv();
-});
-afterAll(async () => {
-  await term?.close();
-  await t.close();
-});
+const on = terminalOnTestEnv();
 
 describe.skipIf(!HAS_TMUX)('an MCP server asks, on a terminal', () => {
   it('a sampling request without --mcp-sampling is asked; yes sends it to the model', async () => {
-    const term = fresh();
+    const term = await on.open();
     // local/tools gives the tool's maxTokens a whole 16 for this prompt (the SDK takes only integers).
     term.run(`${router} chat --model local/tools --mcp "${EVERYTHING}" "trigger-sampling-request 36"`);
     await term.waitFor(/MCP server mcp-servers\/everything asks the model \(100 tokens at most\): "Resource trigger-sampling-request context: trigger-sampling-request 36"\. Send it\?/);
@@ -38,7 +25,7 @@ describe.skipIf(!HAS_TMUX)('an MCP server asks, on a terminal', () => {
   });
 
   it("server-everything's form: a question a field, the answers sent back to the server", async () => {
-    const term = fresh();
+    const term = await on.open();
     term.run(`${router} chat --model local/tools --mcp "${EVERYTHING}" "trigger-elicitation-request"`);
     await term.waitFor(/MCP server mcp-servers\/everything asks: Please provide inputs/);
     await term.waitFor(/String \(Your full, legal name\)/);

@@ -1,24 +1,18 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { expect, it } from 'vitest';
+import { BIN } from '../helpers.js';
 import { cutByHead, interruptedMidStream, ledger, reconciled } from '../support/cut-stream.js';
-import { HAS_TMUX, Terminal } from '../support/tmux.js';
+import { terminalOnTestEnv } from '../support/terminal-on-test-env.js';
+import { HAS_TMUX } from '../support/tmux.js';
 
 // Issue 46, round 8: a streamed answer cut by the user (Ctrl-C, `| head`) is charged for what was
 // generated; the usage ledger (and so the budgets) lost it. It is kept with its id, without a cost,
 // and `usage --reconcile` then makes the ledger agree with the credits charged.
-let t: TestEnv;
-let term: Terminal | undefined;
-beforeAll(async () => {
-  t = await startTestEnv();
-});
-afterAll(async () => {
-  await term?.close();
-  await t?.close();
-});
+const on = terminalOnTestEnv();
 
 const LONG = ['chat', '--model', 'local/lorem', '--max-tokens', '200000', 'write 200000 words'];
 
 it('Ctrl-C mid-stream: exit 130, the call in the ledger with its id; reconciled, the ledger agrees with the credits', async () => {
+  const { t } = on;
   const { code, stderr } = await interruptedMidStream(t, LONG);
   expect(code).toBe(130);
   expect(stderr).toContain('note: the answer was cut before its cost came; it is in the usage ledger without it, counted at its bound where a budget holds (router usage --reconcile asks the service)\n');
@@ -32,6 +26,7 @@ it('Ctrl-C mid-stream: exit 130, the call in the ledger with its id; reconciled,
 });
 
 it('| head -c 5: the reader gone ends router at once, and the call is still in the ledger', async () => {
+  const { t } = on;
   const { code, added: kept } = await cutByHead(t, LONG);
   expect(code).toBe(0);
   expect(kept).toHaveLength(1);
@@ -39,8 +34,9 @@ it('| head -c 5: the reader gone ends router at once, and the call is still in t
 });
 
 it.skipIf(!HAS_TMUX)('chat -i: an answer stopped with Ctrl-C is in the ledger with its id (it was charged)', async () => {
+  const { t } = on;
   const before = ledger(t).length;
-  term = new Terminal(t.env);
+  const term = await on.open();
   term.run(`node ${BIN} chat -i --model local/lorem --max-tokens 200000 --raw`);
   await term.waitFor(/^>\s*$/m);
   term.run('write 200000 words');
