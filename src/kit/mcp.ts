@@ -1,6 +1,6 @@
 /**
  * Tools from an MCP server, through the official SDK: a command line (stdio; the server starts with
- * an environment without router's keys) or an http(s) URL (Streamable HTTP). A server that does not
+ * an environment without router's keys) or an http(s) URL (Streamable HTTP, else the older HTTP+SSE). A server that does not
  * start, ends during a call or does not answer in time is a ToolSourceError; close() ends its process.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -103,7 +103,7 @@ function describeUrl(err: unknown, url: URL): string {
     const said = bodyMessage((e.message ?? '').replace(/^Streamable HTTP error: Error POSTing to endpoint:\s*/, ''));
     const answered = `answered HTTP ${e.code}${said ? ` (${said})` : ''}`;
     if (e.code === 401 || e.code === 403) return `${answered}: it wants authorization (a user and password in the URL go as Basic)`;
-    return `${answered}: no MCP server answers at this URL${url.pathname.endsWith('/mcp') ? '' : ' (its endpoint is often …/mcp)'}`;
+    return `${answered}: no MCP server answers at this URL${url.pathname.endsWith('/mcp') ? '' : ' (its endpoint is often …/mcp, or …/sse)'}`;
   }
   return cause ? `could not connect (${cause})` : describe(err);
 }
@@ -122,10 +122,20 @@ function bodyMessage(body: string): string {
   return words.length > 120 ? `${firstWholeWords(words, 120)}…` : words;
 }
 
+/**
+ * A URL's POST answered 4xx, not for authorization (404, 405, 400): the MCP specification's way to a server of the older
+ * HTTP+SSE transport (2024-11-05) is then a GET of the same URL, an SSE stream whose first event names where to POST.
+ */
+function olderTransportMayAnswer(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'number' && code >= 400 && code < 500 && code !== 401 && code !== 403;
+}
+
 export async function connectMcp(spec: string, opts: McpOptions): Promise<McpServer> {
   checkOptions('connectMcp()', opts, MCP_OPTIONS);
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-  const client: Client = new Client({ name: 'router', version: '1' }, { capabilities: clientCapabilities(opts) });
+  const newClient = (): Client => new Client({ name: 'router', version: '1' }, { capabilities: clientCapabilities(opts) });
+  let client = newClient();
   let stderr = '';
   let transport: Transport;
   let stdio: GroupStdioTransport | undefined;
@@ -145,7 +155,6 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
     transport = stdio = new GroupStdioTransport({ command: argv[0]!, args: argv.slice(1), env: opts.env, signal: opts.signal, onStderr: (b) => (stderr = lastWords(stderr + b.toString('utf8'), 2000)) });
   }
   let ended = false;
-  client.onclose = () => (ended = true);
   const said = () => {
     // The keys of this process's clients hidden before the line is cut (a cut leaves a start hiding would not know).
     const line = tellingLine(hideSecrets(stderr, credentialsInUse()));
@@ -156,21 +165,41 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
   const close = () => client.close().catch(() => {});
   let listed;
   let name = '';
-  await answerServerRequests(client, opts, () => name || shownSpec(spec));
-  try {
+  const open = async () => {
+    client.onclose = () => (ended = true);
+    await answerServerRequests(client, opts, () => name || shownSpec(spec));
     await client.connect(transport, { timeout: startMs, signal: opts.signal });
-    listed = await client.listTools(undefined, { timeout: startMs, signal: opts.signal });
-  } catch (err) {
+    return client.listTools(undefined, { timeout: startMs, signal: opts.signal });
+  };
+  try {
+    listed = await open();
+  } catch (caught) {
     await close();
     if (opts.signal?.aborted) throw opts.signal.reason;
-    // EACCES is also a folder's (no chmod runs that): said so.
-    // Another program's file of servers (mcp.json), whether or not its execute bit is set: no shell's words about it.
-    const serversFile = isUrl(spec) ? undefined : await serversFileProgram(splitCommandLine(spec));
-    if (serversFile) throw new ToolSourceError(`MCP server ${shownSpec(spec)}: could not start: ${serversFile}`, 'start');
-    const folder = (err as { code?: unknown }).code === 'EACCES' && !isUrl(spec) ? await folderProgram(splitCommandLine(spec)) : undefined;
-    const why = /timed out|timeout/i.test(String(err)) ? `did not answer within ${startMs / 1000} s` : (err as { code?: unknown }).code === -32000 ? 'ended before it answered' : isUrl(spec) ? describeUrl(err, httpTarget(spec).url) : `could not start: ${folder ?? describe(err)}`;
-    const shown = shownSpec(spec);
-    throw new ToolSourceError(`MCP server ${shown}: ${shown === spec ? why : why.replaceAll(spec, shown).replaceAll(httpTarget(spec).url.href, shown)}${said()}`, 'start');
+    let err = caught;
+    if (isUrl(spec) && olderTransportMayAnswer(err)) {
+      const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
+      const target = httpTarget(spec);
+      [client, ended] = [newClient(), false];
+      transport = new SSEClientTransport(target.url, target.requestInit ? { requestInit: target.requestInit } : undefined);
+      listed = await open().catch(async (older: unknown) => {
+        await close();
+        // Neither transport answered: what the POST was answered says why (a GET's 405 would hide a 404), unless the GET timed out.
+        if (/timed out|timeout/i.test(String(older))) err = older;
+        return undefined;
+      });
+      if (opts.signal?.aborted) throw opts.signal.reason;
+    }
+    if (!listed) {
+      // EACCES is also a folder's (no chmod runs that): said so.
+      // Another program's file of servers (mcp.json), whether or not its execute bit is set: no shell's words about it.
+      const serversFile = isUrl(spec) ? undefined : await serversFileProgram(splitCommandLine(spec));
+      if (serversFile) throw new ToolSourceError(`MCP server ${shownSpec(spec)}: could not start: ${serversFile}`, 'start');
+      const folder = (err as { code?: unknown }).code === 'EACCES' && !isUrl(spec) ? await folderProgram(splitCommandLine(spec)) : undefined;
+      const why = /timed out|timeout/i.test(String(err)) ? `did not answer within ${startMs / 1000} s` : (err as { code?: unknown }).code === -32000 ? 'ended before it answered' : isUrl(spec) ? describeUrl(err, httpTarget(spec).url) : `could not start: ${folder ?? describe(err)}`;
+      const shown = shownSpec(spec);
+      throw new ToolSourceError(`MCP server ${shown}: ${shown === spec ? why : why.replaceAll(spec, shown).replaceAll(httpTarget(spec).url.href, shown)}${said()}`, 'start');
+    }
   }
   const info = client.getServerVersion();
   name = info?.name || (isUrl(spec) ? new URL(spec).host : splitCommandLine(spec)[0]!.split('/').pop()!);

@@ -200,7 +200,7 @@ describe('--mcp over Streamable HTTP', () => {
     const origin = new URL(env.ROUTER_API_ROOT!).origin;
     const r = await run(['chat', '--model', 'local/tools', '--mcp', `${origin}/api/v1/models`, 'hi']);
     // Was: "could not start: Streamable HTTP error: Error POSTing to endpoint: {"error":{"code":405,…}}" (the whole body).
-    expect(r).toMatchObject({ code: 12, stdout: '', stderr: `error: MCP server ${origin}/api/v1/models: answered HTTP 405 (Method POST not allowed on /v1/models): no MCP server answers at this URL (its endpoint is often …/mcp)\n` });
+    expect(r).toMatchObject({ code: 12, stdout: '', stderr: `error: MCP server ${origin}/api/v1/models: answered HTTP 405 (Method POST not allowed on /v1/models): no MCP server answers at this URL (its endpoint is often …/mcp, or …/sse)\n` });
     const at = await run(['chat', '--model', 'local/tools', '--mcp', `${origin}/mcp`, 'hi']);
     expect(at.stderr).toMatch(/^error: MCP server .+\/mcp: answered HTTP 404 \(Not found: \/mcp; .+\): no MCP server answers at this URL\n$/);
   });

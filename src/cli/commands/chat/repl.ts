@@ -49,6 +49,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>, role?: import
   let kept = saved;
   if (saved) io.err(`continuing ${saved.id} (${counted(saved.messages.filter((m) => m.role === 'user').length, 'turn')})\n`);
   const prompting: Prompting = { history: more.loadHistory(ctx.env), historySize: more.HISTORY_LINES, fresh: [], ahead: [] };
+  const otherTools = (await import('./repl-other-words.js')).heldBackOnce();
   io.err(replStart(c.model, helpWidth(io.stderr, io.stderrTTY)));
   try {
     for (;;) {
@@ -89,6 +90,11 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>, role?: import
         } catch (err) {
           reportError(err, io);
         }
+        continue;
+      }
+      const heldBack = otherTools(text);
+      if (heldBack) {
+        io.err(heldBack);
         continue;
       }
       const extras = { attachments: c.attached.splice(0), fragments: c.fragments.user.splice(0) };
