@@ -27,9 +27,9 @@ describe('an append after a torn last line', () => {
   it('the batches index keeps the batch indexed after a torn line (batch get finds its API root)', () => {
     const env = { ROUTER_STATE_DIR: join(dir(), 'state') };
     mkdirSync(env.ROUTER_STATE_DIR, { recursive: true });
-    indexBatch(env, 'http://127.0.0.1:1/api', { id: 'batch_first', status: 'validating' });
+    indexBatch(env, 'http://127.0.0.1:1/api', { id: 'batch_first', status: 'validating', request_counts: { total: 1, completed: 0, failed: 0 } });
     appendFileSync(join(env.ROUTER_STATE_DIR, 'batches.jsonl'), '{"id":"batch_killed","api_ro');
-    indexBatch(env, 'http://127.0.0.1:2/api', { id: 'batch_after', status: 'validating' });
+    indexBatch(env, 'http://127.0.0.1:2/api', { id: 'batch_after', status: 'validating', request_counts: { total: 1, completed: 0, failed: 0 } });
     expect([...indexedRoots(env)]).toEqual([['batch_first', 'http://127.0.0.1:1/api'], ['batch_after', 'http://127.0.0.1:2/api']]);
   });
 
