@@ -18,7 +18,7 @@ import { embeddingsUsage, priceAnswer, priceUsage } from './usage.js';
 import { BATCHED, batchBound, batchCandidates } from './batch-bound.js';
 import { Estimates, gatewayCredits } from './gateway-credits.js';
 import { promptCount } from './hang-up.js';
-import { relayResponses, wholeResponse } from './responses.js';
+import { relayResponses, responseStreamOf, wholeResponse } from './responses.js';
 import { responsesCandidates } from './responses-candidates.js';
 import { speakThrough } from './speech.js';
 import { embedThrough } from './embed.js';
@@ -211,17 +211,21 @@ export class Gateway {
           continue;
         }
         const remember = () => session !== undefined && this.sessions.set(`${ctx.workspace}\n${session}\n${c.model.id}`, c.slug);
+        let streamed = reply.kind === 'stream' ? reply : undefined;
         if (reply.kind === 'json') {
-          // Whole, even when a stream was asked (an upstream that answers so): the caller gets it as it came.
           const answer = this.answerOf(reply, c, passed, false);
           if (!answer) continue;
-          remember();
-          const cost = wholeResponse(answer, c, body);
-          if (metadata) Object.assign(answer, metadata());
-          return deliverWhole(ctx, c, asked, charge, gone, answer, cost, 'completions', { finish: responseFinish(answer.status), text: responseText(answer), tier: answer.service_tier });
+          // An upstream that answered a stream request whole: the caller still gets the stream it asked for (as chat's).
+          if (stream) streamed = responseStreamOf(answer);
+          else {
+            remember();
+            const cost = wholeResponse(answer, c, body);
+            if (metadata) Object.assign(answer, metadata());
+            return deliverWhole(ctx, c, asked, charge, gone, answer, cost, 'completions', { finish: responseFinish(answer.status), text: responseText(answer), tier: answer.service_tier });
+          }
         }
         const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, finish: responseFinish(o.finish), streamed: true });
-        if (settled(await relayResponses(ctx, reply, c, { charge, promptTokens: () => promptCount(body), hide: this.hide, metadata, asked: body }), reply, c, passed, remember, kept, this.hide)) return;
+        if (settled(await relayResponses(ctx, streamed!, c, { charge, promptTokens: () => promptCount(body), hide: this.hide, metadata, asked: body }), streamed!, c, passed, remember, kept, this.hide)) return;
       }
       throw allFailed(passed, metadataOf?.(undefined)());
     } finally {

@@ -159,3 +159,35 @@ export function wholeResponse(answer: Body, c: Candidate, asked?: Body): number 
   answer.usage = counted.usage;
   return counted.cost;
 }
+
+/**
+ * A whole Responses answer as the stream of it (an upstream that answered a stream request whole):
+ * `response.created`, each output item added, its text (or a function call's arguments) in one delta,
+ * done, then `response.completed` (or `.incomplete`) with the whole answer, as the Responses API streams.
+ */
+export function responseStreamOf(answer: Body): StreamReply {
+  const events: Body[] = [{ type: 'response.created', response: { ...answer, status: 'in_progress', output: [], usage: null } }];
+  const output = Array.isArray(answer.output) ? (answer.output as Body[]) : [];
+  output.forEach((item, output_index) => {
+    const item_id = item.id;
+    const parts = item.type === 'message' && Array.isArray(item.content) ? (item.content as Body[]) : [];
+    events.push({ type: 'response.output_item.added', output_index, item: { ...item, status: 'in_progress', ...(parts.length ? { content: [] } : {}) } });
+    parts.forEach((part, content_index) => {
+      const at = { item_id, output_index, content_index };
+      events.push({ type: 'response.content_part.added', ...at, part: part.type === 'output_text' ? { ...part, text: '' } : part });
+      if (part.type === 'output_text' && typeof part.text === 'string') {
+        events.push({ type: 'response.output_text.delta', ...at, delta: part.text, logprobs: [] }, { type: 'response.output_text.done', ...at, text: part.text, logprobs: [] });
+      }
+      events.push({ type: 'response.content_part.done', ...at, part });
+    });
+    if (item.type === 'function_call' && typeof item.arguments === 'string') {
+      events.push({ type: 'response.function_call_arguments.delta', item_id, output_index, delta: item.arguments }, { type: 'response.function_call_arguments.done', item_id, output_index, arguments: item.arguments });
+    }
+    events.push({ type: 'response.output_item.done', output_index, item });
+  });
+  events.push({ type: answer.status === 'incomplete' ? 'response.incomplete' : 'response.completed', response: answer });
+  async function* stream(): AsyncGenerator<string> {
+    for (const [sequence_number, event] of events.entries()) yield JSON.stringify({ ...event, sequence_number });
+  }
+  return { kind: 'stream', status: 200, headers: {}, events: stream() };
+}
