@@ -2,6 +2,9 @@
 import { text, until, type Cassette } from './cassette-format.js';
 import { ProviderFailure, passesOver, type StopSignal, type UpstreamReply } from './types.js';
 import { statusFailure } from './bounded.js';
+import { join } from 'node:path';
+import { nearestTake, type Take } from './cassette-folder.js';
+import { visible } from '../../internal/visible.js';
 
 /**
  * A caller who has gone is answered by no cassette: it fails as a live upstream asked so does (the
@@ -70,4 +73,19 @@ export async function replay(c: Cassette, timing: number, signal: StopSignal, st
     if (broken !== undefined) throw new ProviderFailure('broken', broken);
   }
   return { kind: 'stream', status, headers, events: events() };
+}
+
+/**
+ * A request no cassette in `dir` holds: a failure of this provider, passed over like a dead one (a
+ * provider passed over while recording left no cassette); when every provider misses, the caller's
+ * 404. Said on the serve terminal too (stderr, as a cassette not written is), for whoever runs the gateway.
+ */
+export function missed(dir: string, takes: Iterable<Take[]>, provider: string, body: Record<string, unknown>): ProviderFailure {
+  const nearest = nearestTake(takes, provider, body);
+  const near = nearest ? `; the nearest is ${join(dir, nearest.file)}, which differs in ${nearest.diff.join(', ')}` : `; ${dir} holds none`;
+  // The way out, for whoever reads it: the gateway's operator, or a caller who runs it too (a CI job).
+  const why = `replay: no cassette answers this request to ${provider} (model ${String(body.model)})${near}; router serve --record-missing would ask ${provider} for it and keep its answer`;
+  // Its field names and model come from the request: escaped for the terminal, and cut at a line's worth.
+  process.stderr.write(`${visible(why.length > 1000 ? `${why.slice(0, 1000)}…` : why)}\n`);
+  return new ProviderFailure('missing', why, 404);
 }

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { ProviderFailure, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
 import { replayAudio, teeAudio } from './cassette-audio.js';
 import { parsed, Stopping, type Cassette } from './cassette-format.js';
-import { failAgain, failed, gone, recordedRefusalHint, replay } from './cassette-replay.js';
-import { visible } from '../../internal/visible.js';
+import { failAgain, failed, gone, missed, recordedRefusalHint, replay } from './cassette-replay.js';
+import { teeEvents } from './cassette-stream.js';
 import { makeDir } from '../../internal/make-dir.js';
-import { inOrder, matchKey, nearestTake, takesByRequest, writeCassetteFile, type Endpoint, type Take } from './cassette-folder.js';
+import { inOrder, matchKey, takesByRequest, writeCassetteFile, type Endpoint, type Take } from './cassette-folder.js';
 import { partialFor, partialLeftovers, scrubbed } from './cassette-partial.js';
 
 export type { Cassette } from './cassette-format.js';
@@ -186,19 +186,9 @@ export class CassetteDeck {
     return this.record(live, req, key, endpoint);
   }
 
-  /**
-   * A request no cassette holds: a failure of this provider, passed over like a dead one (a provider
-   * passed over while recording left no cassette); when every provider misses, the caller's 404. Said
-   * on the serve terminal too (stderr, as a cassette not written is), for whoever runs the gateway.
-   */
+  /** A request no cassette holds (cassette-replay.ts missed()). */
   private miss(provider: string, body: Body): ProviderFailure {
-    const nearest = nearestTake(this.byKey.values(), provider, body);
-    const near = nearest ? `; the nearest is ${join(this.dir, nearest.file)}, which differs in ${nearest.diff.join(', ')}` : `; ${this.dir} holds none`;
-    // The way out, for whoever reads it: the gateway's operator, or a caller who runs it too (a CI job).
-    const why = `replay: no cassette answers this request to ${provider} (model ${String(body.model)})${near}; router serve --record-missing would ask ${provider} for it and keep its answer`;
-    // Its field names and model come from the request: escaped for the terminal, and cut at a line's worth.
-    process.stderr.write(`${visible(why.length > 1000 ? `${why.slice(0, 1000)}…` : why)}\n`);
-    return new ProviderFailure('missing', why, 404);
+    return missed(this.dir, this.byKey.values(), provider, body);
   }
 
   /** A cassette of this exchange, its answer still to come, and how it is kept (saved, and answering from then on). */
@@ -269,31 +259,6 @@ export class CassetteDeck {
       save();
       return reply;
     }
-    const chunks: { after_ms: number; data: unknown }[] = (cassette.response.chunks = []);
-    const source = reply.events;
-    const partial = this.partialOf(live, file, cassette, 'chunks');
-    let kept = false;
-    const keep = () => kept || ((kept = true), save(), partial.end());
-    async function* tee(): AsyncGenerator<string> {
-      let lost = false;
-      try {
-        for await (const data of source) {
-          chunks.push(partial.add({ after_ms: Date.now() - started, data: parsed(data) }));
-          // Kept at [DONE]: a reader stops there, and this generator may never be resumed.
-          if (data === '[DONE]') keep();
-          yield data;
-        }
-      } catch (err) {
-        // A caller who hung up, or the gateway stopping, broke it: no answer of the upstream's to keep.
-        lost = req.signal.aborted || (err instanceof ProviderFailure && err.reason === 'stopping');
-        cassette.response.broken = (err as Error).message;
-        throw err;
-      } finally {
-        // Also when the relay let it go at an event it could not relay (an error, garbage): replayed, the same happens.
-        if (!lost && !req.signal.aborted) keep();
-        partial.end();
-      }
-    }
-    return { ...reply, events: tee() };
+    return teeEvents(reply, cassette, started, save, this.partialOf(live, file, cassette, 'chunks'), req.signal);
   }
 }
