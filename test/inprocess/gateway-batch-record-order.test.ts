@@ -8,6 +8,7 @@ import { parseProviders } from '../../src/emulator/providers/config.js';
 import { answersHi, localUpstream, type LocalUpstream } from '../support/upstreams.js';
 import { call } from '../support/emulator-folder.js';
 import { until } from '../support/until.js';
+import { writerOf } from '../support/cassette-writer.js';
 
 // A batch over an upstream under --record wrote each result as its answer came and its cassette after,
 // off the loop, one write after another: a gateway killed -9 (40 requests, killed at 5 cassettes) went on
@@ -55,14 +56,14 @@ describe.runIf(process.platform !== 'win32')('a batch recorded to cassettes', ()
     const name = readdirSync(first).find((f) => contentOf(join(first, f)) === 'one')!;
     const held = join(dir, 'held');
     mkdirSync(held);
-    execFileSync('mkfifo', [join(held, `${name}.${process.pid}.tmp`)]);
+    execFileSync('mkfifo', [join(held, `${name}.${writerOf(process.pid)}.tmp`)]);
     const asked = up.seen.length;
     let kept: Promise<string> | undefined;
     // The held write let go (read), once: the gateway's close waits for it.
     const letGo = () =>
       (kept ??= new Promise<string>((resolve) => {
         let text = '';
-        createReadStream(join(held, `${name}.${process.pid}.tmp`)).on('data', (d) => (text += d)).on('end', () => resolve(text));
+        createReadStream(join(held, `${name}.${writerOf(process.pid)}.tmp`)).on('data', (d) => (text += d)).on('end', () => resolve(text));
       }));
     await recording('b', held, async (e, id) => {
       try {
