@@ -20,14 +20,14 @@ function upstream(): Promise<{ server: Server; root: string; begun: Record<strin
     req.on('data', (c) => (raw += c));
     req.on('end', () => {
       const body = JSON.parse(raw);
-      const mode = String(body.messages[0].content);
+      const mode = body.model === 'alt' ? 'alt' : String(body.messages[0].content);
       if (mode === 'busy' && !begun.refused) {
         begun.refused = 1;
         res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"message":"busy"}}');
         return;
       }
       begun[mode] = (begun[mode] ?? 0) + 1;
-      if (mode === 'busy') {
+      if (mode === 'busy' || mode === 'alt') {
         const answer = { id: 'x', object: 'chat.completion', created: 1, model: body.model, choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } };
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
         return;
@@ -46,28 +46,43 @@ describe('a batch over a provider that may have begun a request', () => {
     const up = await upstream();
     const providers = join(dir, 'providers.yaml');
     writeFileSync(providers, `providers:\n  - { name: up, base_url: "${up.root}", timeout_ms: 300, models: { test/chat: m }, prices: { test/chat: { prompt: 0.000001, completion: 0.000002 } } }\n`);
-    const serve = await spawnServe(['--state', join(dir, 'state'), '--batch-delay-ms', '50', '--providers', providers], { HOME: dir, XDG_CONFIG_HOME: dir, XDG_STATE_HOME: dir });
-    try {
-      const modes = ['stall', 'cut', 'busy'];
-      const created = await serveApi(serve, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'test/chat', completion_window: '24h', requests: modes.map((m) => ({ custom_id: m, body: { messages: [{ role: 'user', content: m }], max_tokens: 5 } })) });
-      expect(created.status).toBe(202);
-      let done: any;
-      for (const end = Date.now() + waitBound(); Date.now() < end; ) {
-        done = (await serveApi(serve, `/v1/batches/${created.json.id}`)).json;
-        if (done.status === 'completed' || done.status === 'failed') break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+    await runBatch(up, providers, 'state', ['stall', 'cut', 'busy'], async (done) => {
       expect(done.request_counts).toMatchObject({ total: 3, completed: 1, failed: 2 });
-      const byId = Object.fromEntries(done.results.map((r: any) => [r.custom_id, r]));
-      expect(byId.busy.response.status_code).toBe(200);
-      expect(byId.stall.response?.status_code ?? byId.stall.error?.code).not.toBe(200);
+      expect(done.results.find((r: any) => r.custom_id === 'busy').response.status_code).toBe(200);
       // Each generation begun once: the old engine asked the stalled and the cut one 3 times each.
       expect(up.begun).toEqual({ stall: 1, cut: 1, refused: 1, busy: 1 });
-    } finally {
-      serve.child.kill('SIGTERM');
-      await serve.exited;
-      up.server.closeAllConnections();
-      await new Promise((r) => up.server.close(r));
-    }
+    });
+  });
+
+  it('still falls back to the next provider in the same turn: the stalled one asked once, the other answers', async () => {
+    const up = await upstream();
+    const providers = join(dir, 'providers-two.yaml');
+    writeFileSync(providers, `providers:\n  - { name: up, base_url: "${up.root}", timeout_ms: 300, models: { test/chat: m } }\n  - { name: other, base_url: "${up.root}", models: { test/chat: alt } }\n`);
+    await runBatch(up, providers, 'state-two', ['stall'], async (done) => {
+      expect(done.request_counts).toMatchObject({ total: 1, completed: 1, failed: 0 });
+      expect(done.results[0].response.body.provider).toBe('other');
+      expect(up.begun).toEqual({ stall: 1, alt: 1 });
+    });
   });
 });
+
+/** Runs `modes` as a batch through a gateway over `providers`, then `check`s the batch once it ended. */
+async function runBatch(up: { server: Server }, providers: string, state: string, modes: string[], check: (done: any) => Promise<void>): Promise<void> {
+  const serve = await spawnServe(['--state', join(dir, state), '--batch-delay-ms', '50', '--providers', providers], { HOME: dir, XDG_CONFIG_HOME: dir, XDG_STATE_HOME: dir });
+  try {
+    const created = await serveApi(serve, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'test/chat', completion_window: '24h', requests: modes.map((m) => ({ custom_id: m, body: { messages: [{ role: 'user', content: m }], max_tokens: 5 } })) });
+    expect(created.status).toBe(202);
+    let done: any;
+    for (const end = Date.now() + waitBound(); Date.now() < end; ) {
+      done = (await serveApi(serve, `/v1/batches/${created.json.id}`)).json;
+      if (done.status === 'completed' || done.status === 'failed') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await check(done);
+  } finally {
+    serve.child.kill('SIGTERM');
+    await serve.exited;
+    up.server.closeAllConnections();
+    await new Promise((r) => up.server.close(r));
+  }
+}
