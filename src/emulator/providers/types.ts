@@ -96,6 +96,9 @@ export class ProviderFailure extends Error {
   ) {
     super(message);
   }
+
+  /** Known never sent (a connect that timed out): asking again cannot generate the answer twice (routing/gateway.ts complete()). */
+  unsent = false;
 }
 
 /**

@@ -10,7 +10,8 @@ export function failureOf(err: unknown, name: string, started: boolean): Provide
   const code = (err as { code?: string })?.code ?? '';
   const unreached = new Map([['ECONNREFUSED', 'connection refused'], ['ENOTFOUND', 'host not found'], ['EAI_AGAIN', 'host not found'], ['EHOSTUNREACH', 'host not reachable']]).get(code);
   if (unreached) return new ProviderFailure('refused', `${name}: ${unreached} (${code})`);
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return new ProviderFailure('timeout', `${name}: timed out`);
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return new ProviderFailure('timeout', `${name}: timed out`);
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return Object.assign(new ProviderFailure('timeout', `${name}: timed out`), { unsent: true });
   const what = started ? 'stream broken' : 'connection lost';
   return new ProviderFailure('broken', `${name}: ${what} (${code || (err as Error)?.message || String(err)})`);
 }

@@ -23,6 +23,7 @@ import { responsesCandidates } from './responses-candidates.js';
 import { speakThrough } from './speech.js';
 import { embedThrough } from './embed.js';
 import { upstreamBody } from './upstream-body.js';
+import { knownUnstarted } from './unstarted.js';
 import { refusalOf, wholeAnswer } from './answer-shape.js';
 import { answerText, finishOf, keepUpstreamAnswer, responseFinish, responseText, type Asked, type UpstreamAnswer } from './kept.js';
 import { deliverWhole, readToEnd } from './whole-reply.js';
@@ -257,18 +258,24 @@ export class Gateway {
   }
 
   /**
-   * One request of a batch (chat, embeddings or Responses), not streamed: every candidate in turn, then all
-   * again after a pause while all failed (RETRY_PAUSES_MS); usage priced, not charged (the batch is, at its end).
+   * One request of a batch (chat, embeddings or Responses), not streamed: every candidate in turn, then again
+   * after a pause while all failed (RETRY_PAUSES_MS), only those known not to have begun it (unstarted.ts);
+   * usage priced, not charged (the batch is, at its end).
    */
   async complete(body: Body, endpoint = '/v1/chat/completions', served: { provider?: string } = {}): Promise<Body> {
     const passed: Attempt[] = [];
     const { how, asked, candidates } = batchCandidates(body, endpoint, this.catalog, passed);
     if (endpoint === '/v1/chat/completions') validateChat(body);
     if (!candidates.length) throw noEndpoints(body, this.catalog, how.kind, (c) => !!how.call(c.adapter));
+    // Providers that may have generated it (any answer, a timeout once sent, a cut): never asked it again.
+    const spent = new Set<Candidate>();
+    const ask = (c: Candidate) => how.call(c.adapter)!.call(c.adapter, { body: upstreamBody(asked, c, false), stream: false, signal: AbortSignal.timeout(10 * 60_000) }).then(
+      (reply) => (spent.add(c), reply),
+      (err: unknown) => { if (!knownUnstarted(err)) spent.add(c); throw err; });
     for (const pause of [0, ...RETRY_PAUSES_MS]) {
-      if (pause && !(await pauseAfter(pause, passed))) break;
-      const ask = (c: Candidate) => how.call(c.adapter)!.call(c.adapter, { body: upstreamBody(asked, c, false), stream: false, signal: AbortSignal.timeout(10 * 60_000) });
-      const got = await this.firstWhole(candidates, passed, ask, how.named);
+      const left = candidates.filter((c) => !spent.has(c));
+      if (!left.length || (pause && !(await pauseAfter(pause, passed)))) break;
+      const got = await this.firstWhole(left, passed, ask, how.named);
       if (got) {
         if (how.named) priceUsage(endpoint === '/v1/embeddings' ? embeddingsUsage(got.answer, asked.input) : got.answer.usage, got.c);
         else wholeResponse(got.answer, got.c, asked);
