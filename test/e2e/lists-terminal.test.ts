@@ -6,7 +6,7 @@ import { BIN } from '../helpers.js';
 import { runInProcess } from '../support/inprocess.js';
 import { HAS_TMUX, Terminal } from '../support/tmux.js';
 
-// The lists of what is kept on this machine on a real terminal (tmux) of 40 columns: a table whose every line fits
+// The lists of what is kept on this machine on a real terminal (tmux) of 80 columns: a table whose every line fits
 // the window, the long prompt cut with "…". Was: tab-separated lines, each tab jumping to the next multiple of 8
 // (`roles list`'s prompt began at column 8 or 16 by the name's length, and ran past the window onto the next rows).
 let dir: string;
@@ -27,10 +27,10 @@ afterEach(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe.skipIf(!HAS_TMUX)('lists on a real terminal of 40 columns', () => {
+describe.skipIf(!HAS_TMUX)('lists on a real terminal of 80 columns', () => {
   it('roles list and aliases list: a box whose every line fits the window, nothing run onto the next row', async () => {
     term = new Terminal(env());
-    term.resize(40, 50);
+    term.resize(80, 50);
     for (const [args, cells] of [['roles list', ['pirate', 'a-longer-name', 'local/echo', '…']], ['aliases list', ['a-much-longer-alias', 'test/m']]] as const) {
       term.run(`clear; node ${BIN} ${args}`);
       const screen = await term.waitFor(/└[─┴]+┘\n\$\s*$/);
@@ -38,7 +38,7 @@ describe.skipIf(!HAS_TMUX)('lists on a real terminal of 40 columns', () => {
       // The rows the window shows are the lines drawn: none wrapped.
       const rows = (await term.rows()).filter((l) => /^[┌│├└]/.test(l));
       expect(rows, args).toEqual(drawn);
-      for (const line of drawn) expect([...line].length, `${args}: ${line}`).toBeLessThanOrEqual(40);
+      for (const line of drawn) expect([...line].length, `${args}: ${line}`).toBeLessThanOrEqual(80);
       expect(new Set(drawn.map((l) => [...l].length)).size, args).toBe(1);
       for (const cell of cells) expect(screen, args).toContain(cell);
     }
