@@ -1,16 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { sseData, streamedText } from '../support/aimock.js';
-import { waitBound } from '../support/until.js';
+import { startPrism, type PrismUpstream } from '../support/prism-upstream.js';
 
 // The gateway over Stoplight Prism serving the official OpenAPI (an upstream we did not write), for
 // every endpoint it routes: chat, streamed chat, Responses (whole and streamed), embeddings, each with
@@ -20,49 +17,27 @@ import { waitBound } from '../support/until.js';
 // asking it for JSON: an upstream that answers a stream request whole, as some OpenAI-compatible
 // servers do. The caller asked for a stream gets one all the same: chat's did; Responses' was
 // relayed as the upstream's JSON (an SDK's `responses.stream()` read nothing from it).
-const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
-const OPENAPI = resolve(root, '..', 'shared', 'reference', 'openrouter-openapi.yaml');
-const PRISM = join(root, 'node_modules', '.bin', 'prism');
-
-let prism: ChildProcess;
-let prismPort: number;
-const proxies: Server[] = [];
+let prism: PrismUpstream;
 let gateway: Emulator;
 let home: string;
 let key: string;
 
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
-  const server = createServer(handler);
-  proxies.push(server);
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
 /** The request on to Prism with `extra` headers, Prism's answer back as it came. */
-const toPrism = (extra: Record<string, string>) => (req: IncomingMessage, res: ServerResponse) => {
-  const up = request({ host: '127.0.0.1', port: prismPort, path: req.url!, method: req.method, headers: { ...req.headers, ...extra } }, (r) => {
-    res.writeHead(r.statusCode!, r.headers);
-    r.pipe(res);
-  });
-  up.on('error', () => res.destroy());
-  req.pipe(up);
-};
+const toPrism = (extra: Record<string, string>) => (req: IncomingMessage, res: ServerResponse) =>
+  prism.toPrism(
+    req,
+    extra,
+    (r) => {
+      res.writeHead(r.statusCode!, r.headers);
+      r.pipe(res);
+    },
+    () => res.destroy(),
+  );
 
 beforeAll(async () => {
-  prismPort = await new Promise<number>((ok) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => ok(port));
-    });
-  });
-  prism = spawn(PRISM, ['mock', '-h', '127.0.0.1', '-p', String(prismPort), OPENAPI], { stdio: 'ignore' });
-  for (const end = Date.now() + waitBound(); ; ) {
-    if (await fetch(`http://127.0.0.1:${prismPort}/credits`, { headers: { authorization: 'Bearer x' } }).then((r) => r.ok, () => false)) break;
-    if (prism.exitCode !== null || Date.now() > end) throw new Error(`prism did not start (exit ${prism.exitCode})`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const failing = await listen(toPrism({ prefer: 'code=503' }));
-  const whole = await listen(toPrism({ accept: 'application/json' }));
+  prism = await startPrism();
+  const failing = await prism.listen(toPrism({ prefer: 'code=503' }));
+  const whole = await prism.listen(toPrism({ accept: 'application/json' }));
   home = mkdtempSync(join(tmpdir(), 'router-gateway-prism-endpoints-'));
   const models = 'responses: true, models: { test/gpt4: openai/gpt-4 }, embedding_models: { test/emb: openai/text-embedding-3-small }';
   const config = parseProviders(`providers:
@@ -76,11 +51,7 @@ local_models: false
 
 afterAll(async () => {
   await gateway?.close();
-  prism?.kill('SIGKILL');
-  for (const p of proxies) {
-    p.closeAllConnections();
-    p.close();
-  }
+  prism?.close();
   if (home) rmSync(home, { recursive: true, force: true });
 });
 

@@ -1,14 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
-import { waitBound } from '../support/until.js';
+import { startPrism, type PrismUpstream } from '../support/prism-upstream.js';
 import { answerValidator, exampleAnswer } from '../conformance/openapi-fixtures.js';
 
 // Fallback at run time against an upstream we did not write: Stoplight Prism serving the official
@@ -17,58 +13,21 @@ import { answerValidator, exampleAnswer } from '../conformance/openapi-fixtures.
 // head and then nothing (an answer stalled after its headers); one is Prism itself. The gateway passes
 // the first two over and answers from the third; when only the rate-limited one is left, the caller
 // gets a 429 carrying its Retry-After.
-const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
-const OPENAPI = resolve(root, '..', 'shared', 'reference', 'openrouter-openapi.yaml');
-const PRISM = join(root, 'node_modules', '.bin', 'prism');
-
-let prism: ChildProcess;
-let prismPort: number;
-const proxies: Server[] = [];
+let prism: PrismUpstream;
 let gateway: Emulator;
 let home: string;
 
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
-  const server = createServer(handler);
-  proxies.push(server);
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-/** The request on to Prism, with `extra` headers; `answer` gets Prism's answer. */
-function toPrism(req: IncomingMessage, extra: Record<string, string>, answer: (r: IncomingMessage) => void): void {
-  const up = request({ host: '127.0.0.1', port: prismPort, path: req.url!, method: req.method, headers: { ...req.headers, ...extra } }, answer);
-  up.on('error', () => undefined);
-  req.pipe(up);
-}
-
-async function waitForPrism(): Promise<void> {
-  for (const end = Date.now() + waitBound(); Date.now() < end; ) {
-    const up = await fetch(`http://127.0.0.1:${prismPort}/credits`, { headers: { authorization: 'Bearer x' } }).then((r) => r.ok, () => false);
-    if (up) return;
-    if (prism.exitCode !== null) throw new Error(`prism exited with ${prism.exitCode}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("prism did not start within the hook's bound");
-}
-
 beforeAll(async () => {
-  prismPort = await new Promise<number>((ok) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => ok(port));
-    });
-  });
-  prism = spawn(PRISM, ['mock', '-h', '127.0.0.1', '-p', String(prismPort), OPENAPI], { stdio: 'ignore' });
-  await waitForPrism();
-  const limited = await listen((req, res) =>
-    toPrism(req, { prefer: 'code=429' }, (r) => {
+  prism = await startPrism();
+  const limited = await prism.listen((req, res) =>
+    prism.toPrism(req, { prefer: 'code=429' }, (r) => {
       res.writeHead(r.statusCode!, { ...r.headers, 'retry-after': '7' });
       r.pipe(res);
     }),
   );
   // The head of Prism's answer, as a stream's, then silence: its body is never sent.
-  const stalled = await listen((req, res) =>
-    toPrism(req, {}, (r) => {
+  const stalled = await prism.listen((req, res) =>
+    prism.toPrism(req, {}, (r) => {
       r.resume();
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.flushHeaders();
@@ -79,10 +38,10 @@ beforeAll(async () => {
   const config = parseProviders(`providers:
   - { name: limited, base_url: "${limited}", api_key_env: PRISM_KEY, models: { test/gpt4: openai/gpt-4, test/only-limited: openai/gpt-4 } }
   - { name: stalled, base_url: "${stalled}", api_key_env: PRISM_KEY, first_event_timeout_ms: 1500, timeout_ms: 1500, ${model} }
-  - { name: prism, base_url: "http://127.0.0.1:${prismPort}", api_key_env: PRISM_KEY, ${model} }
+  - { name: prism, base_url: "${prism.url}", api_key_env: PRISM_KEY, ${model} }
   - name: prism-r
     responses: true
-    base_url: "http://127.0.0.1:${prismPort}"
+    base_url: "${prism.url}"
     api_key_env: PRISM_KEY
     models: { test/resp: openai/gpt-4 }
     speech_models: { test/voice: openai/gpt-4o-mini-tts }
@@ -94,11 +53,7 @@ local_models: false
 
 afterAll(async () => {
   await gateway?.close();
-  prism?.kill('SIGKILL');
-  for (const p of proxies) {
-    p.closeAllConnections();
-    p.close();
-  }
+  prism?.close();
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
