@@ -1,54 +1,21 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { startEmulator, type Emulator } from '../../dist/emulator/server.js';
-import { spawnServe, type Serve } from '../support/serve-process.js';
+import { describe, expect, it, vi } from 'vitest';
+import { spawnServe } from '../support/serve-process.js';
+import { payloads, recordingGateways, STREAMED_ASK } from '../support/recording-gateways.js';
 import { SETTLE } from '../support/until.js';
 import { webServer } from '../support/upstreams.js';
 
 // `router serve --record` killed -9 while it relays a stream (docs/gateway.md, Record and replay): the
 // events it relayed are on disk in a partial cassette, marked as one; --replay answers nothing from
 // it and says so; --record-missing records the request again, whole, and the partial file goes.
-const dir = mkdtempSync(join(tmpdir(), 'router-record-kill-'));
+const { dir, serve, ask, holdNextStream, adopt } = recordingGateways('router-record-kill-', ', prices: { test/m: { prompt: 0.000001, completion: 0.000002 } }');
 const cassettes = join(dir, 'cassettes');
-const started: { g: Serve; stderr: () => string }[] = [];
-let upstream: Emulator | undefined;
-afterEach(async () => {
-  for (const { g } of started.splice(0)) {
-    if (g.child.exitCode === null && g.child.signalCode === null) g.child.kill('SIGKILL');
-    await g.exited;
-  }
-});
-afterAll(async () => {
-  await upstream?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const BODY = { model: 'test/m', stream: true, max_tokens: 200, messages: [{ role: 'user', content: 'write 150 words about tides' }] };
-
-async function serve(args: string[], state: string) {
-  const providers = join(dir, 'providers.yaml');
-  writeFileSync(providers, `providers:\n  - { name: up, base_url: "${upstream!.apiRoot}/v1", api_key_env: UP_KEY, models: { test/m: local/lorem }, prices: { test/m: { prompt: 0.000001, completion: 0.000002 } } }\n`);
-  const g = await spawnServe(['--state', join(dir, state), '--providers', providers, ...args], { UP_KEY: upstream!.store.firstKeys().apiKey, HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg') });
-  let err = '';
-  g.child.stderr!.on('data', (c) => (err += c));
-  const s = { g, stderr: () => err };
-  started.push(s);
-  return s;
-}
-
-const ask = (g: Serve) =>
-  fetch(`${g.info.api_root}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${g.info.api_key}`, 'content-type': 'application/json' }, body: JSON.stringify(BODY) });
-
-/** The `data:` payloads of an SSE text, [DONE] included. */
-const payloads = (text: string) => text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
 
 describe('a gateway killed -9 while it records a stream', () => {
   it('leaves a partial cassette of what it relayed; --replay refuses it, --record-missing records it whole', async () => {
-    upstream = await startEmulator({ stateDir: join(dir, 'upstream'), port: 0 });
     // The upstream sends the stream's first KiB, then holds the rest: the gateway is mid-stream when killed.
-    const faults = await fetch(`${upstream.apiRoot}/_emulator/faults`, { method: 'POST', headers: { authorization: `Bearer ${upstream.store.firstKeys().managementKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ faults: ['held,after=1,times=1,path=/v1/chat/completions'] }) });
+    const faults = await holdNextStream();
     expect(faults.status).toBe(200);
 
     const recording = await serve(['--record', cassettes], 'state-1');
@@ -68,7 +35,7 @@ describe('a gateway killed -9 while it records a stream', () => {
     const [head, ...lines] = readFileSync(join(cassettes, partialFile()!), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
     expect(head.partial).toMatch(/kill -9/);
     expect(head.provider).toBe('up');
-    expect(head.request.body).toMatchObject({ model: 'local/lorem', stream: true, messages: BODY.messages });
+    expect(head.request.body).toMatchObject({ model: 'local/lorem', stream: true, messages: STREAMED_ASK.messages });
     expect(head.response.status).toBe(200);
     expect(head.response.chunks).toBeUndefined();
     expect(lines.length).toBeGreaterThan(0);
@@ -121,7 +88,7 @@ describe('a gateway killed -9 while it records a stream', () => {
       const providers = join(dir, 'speech-providers.yaml');
       writeFileSync(providers, `providers:\n  - { name: tts, base_url: "${tts.root}/v1", speech_models: { test/tts: tts-1 }, prices: { test/tts: { prompt: 0.000001, completion: 0 } } }\n`);
       const g = await spawnServe(['--state', join(dir, 'speech-state'), '--providers', providers, '--record', speechDir], { HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg') });
-      started.push({ g, stderr: () => '' });
+      adopt(g);
       const res = await fetch(`${g.info.api_root}/v1/audio/speech`, { method: 'POST', headers: { authorization: `Bearer ${g.info.management_key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/tts', voice: 'alloy', input: 'the tide comes in' }) });
       expect(res.status).toBe(200);
       const reader = res.body!.getReader();

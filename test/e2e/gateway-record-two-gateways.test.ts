@@ -1,9 +1,8 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { startEmulator, type Emulator } from '../../dist/emulator/server.js';
-import { spawnServe, type Serve } from '../support/serve-process.js';
+import { describe, expect, it, vi } from 'vitest';
+import type { Serve } from '../support/serve-process.js';
+import { recordingGateways, STREAMED_ASK } from '../support/recording-gateways.js';
 import { SETTLE } from '../support/until.js';
 import { pidReused, pidsChosen, writerOf } from '../support/cassette-writer.js';
 import { sayWhySkipped } from '../support/skip-reason.js';
@@ -13,36 +12,8 @@ import { sayWhySkipped } from '../support/skip-reason.js';
 // recording there (before: every `.json.partial` went, the other's stream under way included, and a
 // kill -9 of that one then left nothing of it). And `--replay DIR --record-missing` makes its folder
 // as `--record` does (before: "no such folder"); `--replay` alone still refuses a missing one.
-const dir = mkdtempSync(join(tmpdir(), 'router-record-two-'));
-const started: { g: Serve; stderr: () => string }[] = [];
-let upstream: Emulator | undefined;
-afterEach(async () => {
-  for (const { g } of started.splice(0)) {
-    if (g.child.exitCode === null && g.child.signalCode === null) g.child.kill('SIGKILL');
-    await g.exited;
-  }
-});
-afterAll(async () => {
-  await upstream?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const BODY = { model: 'test/m', stream: true, max_tokens: 200, messages: [{ role: 'user', content: 'write 150 words about tides' }] };
-
-async function serve(args: string[], state: string) {
-  upstream ??= await startEmulator({ stateDir: join(dir, 'upstream'), port: 0 });
-  const providers = join(dir, 'providers.yaml');
-  writeFileSync(providers, `providers:\n  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, models: { test/m: local/lorem } }\n`);
-  const g = await spawnServe(['--state', join(dir, state), '--providers', providers, ...args], { UP_KEY: upstream.store.firstKeys().apiKey, HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg') });
-  let err = '';
-  g.child.stderr!.on('data', (c) => (err += c));
-  const s = { g, stderr: () => err };
-  started.push(s);
-  return s;
-}
-
-const ask = (g: Serve, body: object = BODY) =>
-  fetch(`${g.info.api_root}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${g.info.api_key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const { dir, serve, ask, holdNextStream } = recordingGateways('router-record-two-');
+const BODY = STREAMED_ASK;
 
 const stop = async (s: { g: Serve }, signal: NodeJS.Signals = 'SIGTERM') => {
   s.g.child.kill(signal);
@@ -54,7 +25,7 @@ describe('two gateways recording into one folder', () => {
     const cassettes = join(dir, 'shared');
     const first = await serve(['--record', cassettes], 'state-1');
     // The upstream sends the stream's first KiB, then holds the rest: the first gateway is mid-stream.
-    const faults = await fetch(`${upstream!.apiRoot}/_emulator/faults`, { method: 'POST', headers: { authorization: `Bearer ${upstream!.store.firstKeys().managementKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ faults: ['held,after=1,times=1,path=/v1/chat/completions'] }) });
+    const faults = await holdNextStream();
     expect(faults.status).toBe(200);
     const res = await ask(first.g);
     expect(res.status).toBe(200);
@@ -101,7 +72,7 @@ describe('two gateways recording into one folder', () => {
   it.skipIf(sayWhySkipped(!pidsChosen(), 'the pid-reuse test chooses the next pid (/proc/sys/kernel/ns_last_pid): run as root'))("a killed gateway's partial goes even while its pid is another process's", async () => {
     const cassettes = join(dir, 'reused');
     const first = await serve(['--record', cassettes], 'state-5');
-    const faults = await fetch(`${upstream!.apiRoot}/_emulator/faults`, { method: 'POST', headers: { authorization: `Bearer ${upstream!.store.firstKeys().managementKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ faults: ['held,after=1,times=1,path=/v1/chat/completions'] }) });
+    const faults = await holdNextStream();
     expect(faults.status).toBe(200);
     const res = await ask(first.g);
     const reader = res.body!.getReader();
