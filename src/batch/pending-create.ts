@@ -25,6 +25,11 @@ export interface PendingCreate {
   /** The newest batch listed before it; 'unlisted': the service has no listing; 'unknown': the listing failed. */
   after: Watermark | 'unlisted' | 'unknown';
   input: string;
+  /** The batch's shape (its API root as rootKey() spells it, endpoint, model, request count): how a later command tells its batch. */
+  api_root?: string;
+  endpoint?: string;
+  model?: string;
+  count?: number;
   /** Its batch, once the answer came (the id may not have been printed yet). */
   batch_id?: string;
   /** Made with --watch: its id said, the record kept until the watch sees it end (a rerun watches it, never sends again). */

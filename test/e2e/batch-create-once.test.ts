@@ -114,6 +114,18 @@ describe.each(FLAVORS)('batch create killed before its id was printed (%s flavou
     expect(await batchesOf(t, s)).toHaveLength(2);
   });
 
+  if (flavor === 'spec') {
+    it('a batch seen by `batch get` before the rerun is still found as the unanswered create\'s (never a second)', async () => {
+      const { s, file, made } = await killedAfterMade('seen-first');
+      expect((await t.run(['batch', 'get', made], { env: s.env })).code).toBe(0);
+      // Before: a batch in this machine's index was taken for one answered to its create, so the rerun sent (and billed) a second.
+      const again = await t.run(create(file), { env: s.env });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout.trim()).toBe(made);
+      expect(await batchesOf(t, s)).toHaveLength(1);
+    });
+  }
+
   it('other options are another create: sent, and the unanswered one is still looked for', async () => {
     const { s, file, made } = await killedAfterMade('other');
     const other = await t.run(create(file, '--no-fallbacks'), { env: s.env });

@@ -42,7 +42,7 @@ export function keptSend(env: NodeJS.ProcessEnv, rec: { usd?: unknown; sent?: un
 }
 
 /** Whether the ledger has batch `id`'s cost (a line is written for a batch only once it ended: its whole cost). */
-function batchRecorded(env: NodeJS.ProcessEnv, id: string): boolean {
+export function batchRecorded(env: NodeJS.ProcessEnv, id: string): boolean {
   return ledgerLinesWith(env, `"batch_id":${JSON.stringify(id)}`).some((r) => r.batch_id === id && typeof r.cost === 'number' && Number.isFinite(r.cost));
 }
 

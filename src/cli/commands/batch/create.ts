@@ -16,6 +16,7 @@ import { openResults, type ResultsTarget } from './results.js';
 import { watchAndFinish } from './watch.js';
 import { ask } from '../../io/ask.js';
 import { counted } from '../../../internal/counted.js';
+import { rootKey } from '../../../internal/api-root.js';
 import { withInstalledDocs } from '../../io/installed-docs.js';
 
 const CONFIRM_BYTES = 50 * 1024 * 1024;
@@ -102,7 +103,8 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
     if (earlier) created = earlier;
     else try {
       signal.throwIfAborted();
-      record = { sent_at: new Date().toISOString(), after: mark!, input: file === '-' ? 'stdin' : file };
+      // What the batch will say of itself: a later command that sees it joins it to this send (src/kit/spend/sent-link.ts).
+      record = { sent_at: new Date().toISOString(), after: mark!, input: file === '-' ? 'stdin' : file, api_root: rootKey(client.core.apiRoot), endpoint: scan.endpoint, model, count: scan.count };
       recordCreate(ctx.env, key, record);
       // From here the batch may exist: a create that ends (or is killed) unanswered keeps its budgets' hold.
       estimate?.hold?.sending({ record: createRecordPath(ctx.env, key), sent_at: record.sent_at });

@@ -50,8 +50,9 @@ export async function earlierCreate(ctx: RunContext<CreateOpts>, client: RouterC
   const refuse = (why: string) => new CliError(`${earlier}, and ${why}; to send it anyway (it may be billed twice): --new; see ${withInstalledDocs('docs/real-service-batches.md')}`, EXIT.NETWORK);
   if (prior.after === 'unlisted' || client.batches.hasListing === false) throw refuse('this service lists no batches to find its batch by');
   if (prior.after === 'unknown') throw refuse('the listing could not be read before it, so its batch cannot be told');
-  // Batches of this machine's index were answered to their create: not the unanswered one's.
-  const skip = new Set(indexedBatches(ctx.env, client.core.apiRoot).map((b) => b.id));
+  // Batches of this machine's index made from an input were answered to their create: not the unanswered one's (a batch only seen
+  // by `batch get` or a watch is in the index too, and may be this create's).
+  const skip = new Set(indexedBatches(ctx.env, client.core.apiRoot).flatMap((b) => (b.input ? [b.id] : [])));
   const found = await findCreated(client, { after: prior.after, endpoint: shape.endpoint, model: shape.model, count: shape.count, skip }, ctx.signal);
   if (found.length > 1) throw refuse(`${counted(found.length, 'batch', 'batches')} match it: ${found.map((b) => b.id).join(', ')}`);
   if (found[0]) {

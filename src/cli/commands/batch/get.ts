@@ -9,6 +9,7 @@ import type { GetOpts } from './flags.js';
 import { logBatch, openResults, writeResults } from './results.js';
 import { watchAndFinish } from './watch.js';
 import { counted } from '../../../internal/counted.js';
+import { linkSeen } from '../../spend/sent-seen.js';
 
 export async function runGet(ctx: RunContext<GetOpts>, id: string): Promise<void> {
   const { io, opts, signal } = ctx;
@@ -21,6 +22,7 @@ export async function runGet(ctx: RunContext<GetOpts>, id: string): Promise<void
   try {
     if (target) {
       const b = await writeResults(io, client, id, target, signal);
+      linkSeen(ctx.env, client.core.apiRoot, [b]);
       logBatch(ctx, b);
       io.info(`${counted(b.request_counts.completed + b.request_counts.failed, 'result')} of ${id} (${b.status})`);
       return exitStatus(opts, b);
@@ -34,6 +36,8 @@ export async function runGet(ctx: RunContext<GetOpts>, id: string): Promise<void
       if (owed) printBatch(ctx, owed);
       throw batchError(err, id);
     }
+    // Before its cost is recorded: the budgets' hold an unanswered create kept for it is settled by that cost, not kept beside it.
+    linkSeen(ctx.env, client.core.apiRoot, [b]);
     logBatch(ctx, b);
     printBatch(ctx, b);
     exitStatus(opts, b);

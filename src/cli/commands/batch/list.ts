@@ -7,6 +7,7 @@ import type { RunContext } from '../../run.js';
 import type { ListOpts } from './flags.js';
 import { tableRows, tsvLine } from './format.js';
 import { table } from '../../io/table.js';
+import { linkSeen } from '../../spend/sent-seen.js';
 
 /** Digits pass through as a Unix timestamp; anything else is read as a date. */
 export function toTimestamp(flag: string, value: string): string {
@@ -33,6 +34,8 @@ export async function runList(ctx: RunContext<ListOpts>): Promise<void> {
     try {
       if (opts.all) for await (const page of client.batches.listAll(query, { signal })) pages.push(page);
       else pages.push(await client.batches.list(query, { signal }));
+      // The service's own listing: a batch of it may be the one an unanswered create made (the local index's never is).
+      linkSeen(ctx.env, client.core.apiRoot, pages.flatMap((p) => p.data));
     } catch (err) {
       if (!isNoListing(err)) throw err;
       // No listing at this service: the batches this machine made, as last seen, with the same filters.

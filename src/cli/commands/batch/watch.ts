@@ -12,6 +12,7 @@ import { logBatch, openResults, sayFailed, writeResults, type ResultsTarget } fr
 import { describeBatch, tsvLine } from './format.js';
 import { drawsSpinner, spinnerMaker } from '../../io/spinner.js';
 import { grouped } from '../../../internal/counted.js';
+import { linkSeen } from '../../spend/sent-seen.js';
 
 /** What a watch reads of the command's options (batch create --watch, batch get --watch). */
 export type WatchOpts = FlagValues<typeof WATCH_FLAGS> & Pick<CreateOpts, 'results' | 'json'>;
@@ -64,6 +65,7 @@ export async function watch(ctx: RunContext<WatchOpts>, client: RouterClient, id
         // Piped too: a follow that rides out an outage (up to --offline-timeout) is never silent about it.
         offline: (note) => (spinner ? (spinner.text = note) : !io.quiet && io.note(note)),
         status: (b, from) => {
+          if (!from) linkSeen(ctx.env, client.core.apiRoot, [b]);
           if (spinner) spinner.info(from ? `${id}: ${from} -> ${b.status}` : `${id}: ${b.status}`).start();
           else if (!io.quiet) {
             lastLine = Date.now();
@@ -98,6 +100,7 @@ export async function watchAndFinish(ctx: RunContext<WatchOpts>, client: RouterC
     const done = await watch(ctx, client, id, first);
     let final = done;
     if (opts.results !== undefined) final = await writeResults(io, client, id, target ?? (await openResults(opts.results)), signal);
+    linkSeen(ctx.env, client.core.apiRoot, [final]);
     logBatch(ctx, final);
     ended?.(); // seen to its end, its results (when asked) written
     if (opts.results === undefined) {
