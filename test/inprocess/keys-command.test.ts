@@ -81,8 +81,9 @@ describe('router keys list and get', () => {
     expect(table.stdout).toContain('shown');
     expect(table.stdout).not.toContain(made.key);
     const one = (await tty(['get', made.hash])).stdout;
-    expect(one).toContain(`hash     ${made.hash}\n`);
-    expect(one).toContain('limit    $4.00 (resets monthly), $4.00 left\n');
+    expect(one).toContain(`hash        ${made.hash}\n`);
+    expect(one).toContain('limit       $4.00 (resets monthly), $4.00 left\n');
+    expect(one).toContain('usage       $0.00\ntoday       $0.00\nthis week   $0.00\nthis month  $0.00\n');
     expect(one).not.toContain(made.key);
   });
 

@@ -224,6 +224,12 @@ export class Terminal {
     return flag === '1';
   }
 
+  /** Copies what programs write to the terminal, byte for byte, into `file` (a tab, an escape, as sent); undefined: stops. */
+  async pipeTo(file: string | undefined): Promise<void> {
+    await this.control.command(file === undefined ? 'pipe-pane -t t' : `pipe-pane -t t "cat > '${file}'"`);
+    if (this.failure) throw this.failure;
+  }
+
   /** Runs `echo EXIT:$?` in the shell and returns the code of the last command. */
   async lastExit(): Promise<number> {
     // The shell's prompt first: keys sent before it would go to the program that is still exiting.

@@ -16,13 +16,29 @@ type Fields = readonly (readonly [string, string | number])[];
 export function described(io: IO, fields: Fields): string {
   // Values are often a server's words: a tab or line break in one would split its line, an escape drive the terminal.
   const shown = fields.map(([k, v]) => [k, visible(String(v))] as const);
-  return io.stdoutTTY ? aligned(shown) : shown.map((f) => tabLine(f)).join('');
+  return io.stdoutTTY ? aligned(shown, io.columns) : shown.map((f) => tabLine(f)).join('');
 }
 
-/** `name  value` lines, the names padded to the longest; `paint`: a table's head color for its column names. */
-export function aligned(fields: Fields, paint = (name: string) => name): string {
+/**
+ * `name  value` lines, the names padded to the longest, each value cut with "…" to the terminal's `columns` (a line
+ * the terminal wrapped would run under the names); `paint`: a table's head color for its column names.
+ */
+export function aligned(fields: Fields, columns = Infinity, paint = (name: string) => name): string {
   const width = Math.max(...fields.map(([k]) => textWidth(k)));
-  return fields.map(([k, v]) => `${paint(`${k}${' '.repeat(width - textWidth(k))}`)}  ${v}\n`).join('');
+  const room = Math.max(1, columns - width - 2);
+  return fields.map(([k, v]) => `${paint(`${k}${' '.repeat(width - textWidth(k))}`)}  ${cut(String(v), room)}\n`).join('');
+}
+
+/** `text` in at most `width` columns: cut between letters, with "…" (half an emoji is never shown). */
+export function cut(text: string, width: number): string {
+  if (textWidth(text) <= width) return text;
+  let out = '';
+  for (const ch of text) {
+    // Measured with what comes before: a letter joined to an emoji (👨‍👩‍👧) takes no column of its own.
+    if (textWidth(out + ch) > width - 1) break;
+    out += ch;
+  }
+  return `${out}…`;
 }
 
 /**

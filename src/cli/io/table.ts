@@ -1,6 +1,8 @@
 import Table from 'cli-table3';
 import type { IO } from './io.js';
-import { aligned, tabLine } from './described.js';
+import { aligned, cut, tabLine } from './described.js';
+
+export { cut };
 import { textWidth } from '../markdown/runs.js';
 import { visible } from '../../internal/visible.js';
 
@@ -20,7 +22,7 @@ export interface TableShape {
  * count one column in the table and none on screen, a bidi override reverse what follows it), and
  * keys hidden before any cut; cut and fitted by textWidth (a wide letter two columns, a combining
  * mark or skin tone none); color only when the IO allows it. A boxed table still wider than the terminal (a key's hash is 64 columns) is
- * shown as psql's expanded display does: each row a block of "column  value" lines, nothing cut.
+ * shown as psql's expanded display does: each row a block of "column  value" lines, a value past the line cut with "…".
  */
 export function table(io: IO, head: readonly string[], rows: readonly (readonly (string | number)[])[], shape: TableShape = {}): string {
   if (!io.stdoutTTY) return rows.map((r) => tabLine(r)).join('');
@@ -32,7 +34,7 @@ export function table(io: IO, head: readonly string[], rows: readonly (readonly 
   const { fit } = shape;
   const over = drawn(widths) - columns;
   const fitted = fit !== undefined && over > 0 && widths[fit]! > FIT_MIN ? Math.max(FIT_MIN, widths[fit]! - over) : undefined;
-  if (!shape.bare && drawn(fitted === undefined ? widths : widths.map((w, i) => (i === fit ? fitted : w))) > columns) return expanded(io, names, cells);
+  if (!shape.bare && drawn(fitted === undefined ? widths : widths.map((w, i) => (i === fit ? fitted : w))) > columns) return expanded(io, names, cells, columns);
   if (fitted !== undefined) {
     widths[fit!] = fitted;
     for (const r of cells) r[fit!] = cut(r[fit!]!, fitted);
@@ -64,23 +66,11 @@ function bare(io: IO, head: string[], rows: string[][], columns: number): string
   return `${lines.join('\n')}\n`;
 }
 
-/** Each row as a block of "column  value" lines (the column names in the table's head color), a blank line between. */
-function expanded(io: IO, head: string[], rows: string[][]): string {
+/** Each row as a block of "column  value" lines (the column names in the table's head color), a blank line between; a value cut to the terminal. */
+function expanded(io: IO, head: string[], rows: string[][], columns: number): string {
   const paint = (name: string) => (io.color ? `\x1b[36m${name}\x1b[39m` : name);
-  return rows.map((r) => aligned(r.map((c, i) => [head[i]!, c]), paint)).join('\n');
+  return rows.map((r) => aligned(r.map((c, i) => [head[i]!, c]), columns, paint)).join('\n');
 }
 
 /** The narrowest a fitted column is cut to: past that the table is shown expanded (or, bare, its lines cut). */
 const FIT_MIN = 10;
-
-/** `text` in at most `width` columns: cut between letters, with "…" (half an emoji is never shown). */
-export function cut(text: string, width: number): string {
-  if (textWidth(text) <= width) return text;
-  let out = '';
-  for (const ch of text) {
-    // Measured with what comes before: a letter joined to an emoji (👨‍👩‍👧) takes no column of its own.
-    if (textWidth(out + ch) > width - 1) break;
-    out += ch;
-  }
-  return `${out}…`;
-}

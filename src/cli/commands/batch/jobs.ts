@@ -8,7 +8,7 @@ import { jobSummary, totals } from '../../../batch/job/progress.js';
 import { jobsDir, listJobs, loadJob, type JobRecord } from '../../../batch/job/store.js';
 import { visible } from '../../../internal/visible.js';
 import { counted, grouped } from '../../../internal/counted.js';
-import { tabLine } from '../../io/described.js';
+import { described, tabLine } from '../../io/described.js';
 
 function stateOf(job: JobRecord): string {
   const t = totals(job);
@@ -17,7 +17,7 @@ function stateOf(job: JobRecord): string {
   return t.unsuccessful ? 'ended with problems' : 'completed';
 }
 
-/** A job's shards: a table under a two-line summary on a terminal; piped, one tab-separated line per shard. */
+/** A job's shards: a table under the job's record on a terminal; piped, one tab-separated line per shard. */
 export async function describeJob(job: JobRecord, io: IO): Promise<string> {
   const t = totals(job);
   // What a shard has not yet: "-" on a terminal, empty piped (as in every tab-separated listing).
@@ -34,12 +34,16 @@ export async function describeJob(job: JobRecord, io: IO): Promise<string> {
   ]);
   if (!io.stdoutTTY) return rows.map((r) => tabLine(r)).join('');
   const { table } = await import('../../io/table.js');
-  return [
-    `${job.id}  ${stateOf(job)}  ${visible(job.input.path)}`,
-    `${counted(job.requests, 'request')} to ${job.endpoint} with ${job.model}; ${grouped(t.completed)} completed, ${grouped(t.failed)} failed; ${counted(t.tokens, 'token')}, $${t.cost.toFixed(6)}`,
-    '',
-    table(io, ['shard', 'lines', 'requests', 'bytes', 'batch', 'status', 'done/failed/total', 'cost'], rows),
-  ].join('\n');
+  // The job described as every record is (each value cut to the terminal), then its shards.
+  const head = described(io, [
+    ['id', job.id],
+    ['state', stateOf(job)],
+    ['input', job.input.path],
+    ['requests', `${counted(job.requests, 'request')} to ${job.endpoint} with ${job.model}`],
+    ['done', `${grouped(t.completed)} completed, ${grouped(t.failed)} failed`],
+    ['cost', `${counted(t.tokens, 'token')}, $${t.cost.toFixed(6)}`],
+  ]);
+  return `${head}\n${table(io, ['shard', 'lines', 'requests', 'bytes', 'batch', 'status', 'done/failed/total', 'cost'], rows)}`;
 }
 
 export async function runJobs(ctx: RunContext<FlagValues<typeof JOBS_FLAGS>>): Promise<void> {

@@ -59,7 +59,11 @@ function printKey(io: IO, k: ApiKey): void {
     ['label', visible(k.label)],
     ['state', k.disabled ? 'disabled' : 'enabled'],
     ['limit', limitText(k as unknown as KeyInfo) + (k.include_byok_in_limit ? ', BYOK usage counted' : '')],
-    ['usage', `${dollars(k.usage)} (today ${dollars(k.usage_daily)}, this week ${dollars(k.usage_weekly)}, this month ${dollars(k.usage_monthly)})`],
+    // One line each: on one line, with "this month" last, an 80-column terminal cut it.
+    ['usage', dollars(k.usage)],
+    ['today', dollars(k.usage_daily)],
+    ['this week', dollars(k.usage_weekly)],
+    ['this month', dollars(k.usage_monthly)],
     ['expires', k.expires_at ?? 'never'],
     ['created', k.created_at],
   ];
@@ -147,7 +151,8 @@ export async function runCurrent(ctx: RunContext<{ management?: boolean; json?: 
     ['label', visible(info.label)],
     ['kind', info.is_management_key ? 'management key' : 'API key'],
     ['limit', limitText(info)],
-    ['usage', `${dollars(info.usage)}${typeof info.usage_daily === 'number' ? ` (today ${dollars(info.usage_daily)}, this week ${dollars(info.usage_weekly ?? 0)}, this month ${dollars(info.usage_monthly ?? 0)})` : ''}`],
+    ['usage', dollars(info.usage)],
+    ...(typeof info.usage_daily === 'number' ? ([['today', dollars(info.usage_daily)], ['this week', dollars(info.usage_weekly ?? 0)], ['this month', dollars(info.usage_monthly ?? 0)]] as [string, string][]) : []),
     ['expires', info.expires_at ?? 'never'],
   ];
   io.out(described(io, rows));
