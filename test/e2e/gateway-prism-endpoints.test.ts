@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { sseData, streamedText } from '../support/aimock.js';
+import { waitBound } from '../support/until.js';
 import { startPrism, type PrismUpstream } from '../support/prism-upstream.js';
 
 // The gateway over Stoplight Prism serving the official OpenAPI (an upstream we did not write), for
@@ -135,5 +136,29 @@ describe('the gateway over Prism serving the official OpenAPI, past a provider f
     const body = JSON.parse(got.text);
     expect([body.model, body.data[0].embedding, body.provider]).toEqual(['test/emb', [0.0023064255, -0.009327292, 0.015797347], 'prism']);
     expect(attempts(body.router_metadata)).toEqual(PASSED_OVER);
+  });
+  // Prism answers every Responses request with one id (its example's `resp_abc123`) and embeddings with
+  // none, as OpenAI's do. A batch's results kept them: two results named one generation (the second's
+  // lost, the SDK's lookup found the first's), and an embeddings result had no id and no generation.
+  it("a batch's Responses and embeddings results each under an id of the gateway's, found by the SDK's generation lookup", async () => {
+    const { OpenRouter } = await import('@openrouter/sdk');
+    const sdk = new OpenRouter({ apiKey: key, serverURL: `${gateway.apiRoot}/v1` });
+    for (const [endpoint, model, upstreamId] of [['/v1/responses', 'test/gpt4', 'resp_abc123'], ['/v1/embeddings', 'test/emb', null]] as const) {
+      const created = await post('/batches', { endpoint, model, completion_window: '24h', requests: ['one', 'two'].map((input) => ({ custom_id: input, body: { input } })) });
+      expect(created.status, created.text).toBe(202);
+      let seen: any;
+      for (const end = Date.now() + waitBound(); !['completed', 'failed'].includes(seen?.status) && Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+        seen = await (await fetch(`${gateway.apiRoot}/v1/batches/${JSON.parse(created.text).id}`, { headers: { authorization: `Bearer ${key}` } })).json();
+      }
+      expect(seen.request_counts, endpoint).toMatchObject({ total: 2, completed: 2 });
+      const bodies = seen.results.map((r: any) => r.response.body);
+      const ids = bodies.map((b: any) => b.id);
+      expect(new Set(ids).size, `${endpoint}: ${ids}`).toBe(2);
+      for (const body of bodies) {
+        const g = (await sdk.generations.getGeneration({ id: body.id })).data;
+        expect([g.id, g.model, g.providerName, g.upstreamId, g.apiType], endpoint).toEqual([body.id, model, 'prism', upstreamId, endpoint === '/v1/embeddings' ? 'embeddings' : 'completions']);
+        expect(g.totalCost, endpoint).toBeCloseTo(body.usage.cost, 12);
+      }
+    }
   });
 });

@@ -28,19 +28,23 @@ export function itemBody(record: BatchRecord, rawBody: Body): Body {
 export interface BatchServed {
   /** The provider that answered, where the answer's body does not name it (Responses, messages). */
   provider?: string;
-  /** The id a provider gave a chat answer the result now carries under a `gen-batch-…` id of its own. */
+  /** The id a provider gave an answer the result now carries under an id of the gateway's own (batchOwnId). */
   upstreamId?: string;
 }
 
 /**
- * A provider's chat answer under a `gen-batch-…` id, as a fake model's batch answer and the
- * service's carry (its own id kept in `served.upstreamId`, the generation's `upstream_id`), on the
- * tier it reports, else `batch`, as its generation says (batchTier). A chat result's `service_tier`
- * is "the service tier used by the upstream provider", any string (ChatResult), unlike the request's list.
+ * A provider's answer under an id of the gateway's own, as its answers outside batches are (ownId):
+ * `gen-batch-…` (chat, Responses), `emb-…` (embeddings), the provider's own kept in `served.upstreamId`
+ * (the generation's `upstream_id`). A provider may repeat one id (Prism's `resp_abc123`) or send none
+ * (OpenAI's embeddings): their results shared one generation, or had none. A chat answer on the tier
+ * it reports, else `batch`, as its generation says (batchTier). A chat result's `service_tier` is "the
+ * service tier used by the upstream provider", any string (ChatResult), unlike the request's list.
  */
-function batchChatId(answer: Body, served: BatchServed): Body {
+function batchOwnId(answer: Body, endpoint: string, served: BatchServed): Body {
   if (typeof answer.id === 'string' && answer.id) served.upstreamId = answer.id;
-  return { ...answer, id: genId('gen-batch'), service_tier: answer.service_tier ?? 'batch' };
+  if (endpoint === '/v1/embeddings') return { ...answer, id: genId('emb') };
+  const own = { ...answer, id: genId('gen-batch') };
+  return endpoint === '/v1/chat/completions' ? { ...own, service_tier: answer.service_tier ?? 'batch' } : own;
 }
 
 /** Runs one request of a batch: a result item with the response, or with the error a request would get. */
@@ -51,8 +55,7 @@ export async function executeItem(record: BatchRecord, customId: string, rawBody
   try {
     let response: Body;
     if (gateway?.serves(record.model, record.endpoint)) {
-      response = await gateway.complete(body, record.endpoint, served);
-      if (record.endpoint === '/v1/chat/completions') response = batchChatId(response, served);
+      response = batchOwnId(await gateway.complete(body, record.endpoint, served), record.endpoint, served);
     } else if (record.endpoint === '/v1/chat/completions') {
       response = { ...chatCompletion(body, planChat(body), created, { id: genId('gen-batch') }), service_tier: 'batch' };
     } else if (record.endpoint === '/v1/embeddings') {
@@ -143,7 +146,7 @@ export function keepBatchGeneration(store: Store, record: BatchRecord, asked: Bo
   const data = generationData(
     {
       id: body.id,
-      upstreamId: served.upstreamId ?? (upstream ? body.id : undefined),
+      upstreamId: served.upstreamId,
       model: typeof body.model === 'string' ? body.model : record.model,
       provider: served.provider ?? (typeof body.provider === 'string' ? body.provider : ''),
       apiType: record.endpoint === '/v1/embeddings' ? 'embeddings' : 'completions',
