@@ -18,16 +18,21 @@ export function unservedRouteHint(status: number, message: string): string {
   return status === 404 && /router serve does not serve it$/.test(message) ? ` (what it serves: ${withInstalledDocs('docs/emulator.md')})` : '';
 }
 
+/** What to do about a refusal that says it, from its status and the service's message (`router api`'s failures too). */
+export function statusHint(status: number, message: string): string {
+  const unserved = unservedRouteHint(status, message);
+  if (unserved) return unserved;
+  if (status === 403 && /management key/i.test(message)) {
+    return ' (set one: export ROUTER_MANAGEMENT_KEY=…, or printf %s "$KEY" | router config set management_key; router serve prints one)';
+  }
+  return '';
+}
+
 function apiHint(err: APIError): string {
   const hint = (err as { hint?: unknown }).hint;
   if (typeof hint === 'string') return hint;
   if (err.status === 401) return ' (check the API key: router config get api_key, or ROUTER_API_KEY)';
-  const unserved = unservedRouteHint(err.status, err.message);
-  if (unserved) return unserved;
-  if (err.status === 403 && /management key/i.test(err.message)) {
-    return ' (set one: export ROUTER_MANAGEMENT_KEY=…, or printf %s "$KEY" | router config set management_key; router serve prints one)';
-  }
-  return '';
+  return statusHint(err.status, err.message);
 }
 
 const BATCH_EXIT: Record<BatchErrorReason, ExitCode> = {

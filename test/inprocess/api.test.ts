@@ -39,6 +39,14 @@ describe('router api', () => {
     expect(missing.stderr).toMatch(/^error: GET \/api\/v1\/batches\/batch_nope: 404 Not Found: No batch found/);
   });
 
+  it('a 403 that asks for a management key says how to set one, as speak and decide say it', async () => {
+    const speech = await t.run(['api', 'POST', '/v1/audio/speech', '-f', 'model=local/tts', '-f', 'voice=alloy', '-f', 'input=hi']);
+    expect(speech.code).toBe(3);
+    expect(speech.stderr).toMatch(/^error: POST \/api\/v1\/audio\/speech: 403 Forbidden: .*management key.* \(set one: export ROUTER_MANAGEMENT_KEY=…, or printf %s "\$KEY" \| router config set management_key; router serve prints one\)\n$/);
+    const speak = await t.run(['speak', '--model', 'local/tts', '--voice', 'alloy', 'hi', '-o', join(t.dir, 'no.mp3')]);
+    expect(speak.stderr.replace(/^error: \S+ /, '')).toBe(speech.stderr.replace(/^error: \S+ /, ''));
+  });
+
   it('POST with -f and typed -F (numbers, booleans, @file, nested keys), --input FILE and -', async () => {
     const content = join(t.dir, 'content.txt');
     writeFileSync(content, 'from a file');

@@ -25,6 +25,25 @@ describe('typos and unknown names', () => {
     expect((await t.run(['help', 'chta'])).stderr).toBe(`error: unknown command 'chta' (did you mean chat?); see "router --help"\n`);
   });
 
+  it("a flag another command spells otherwise, or the API's field name, names this command's, before anything is sent", async () => {
+    const cases: [string[], string][] = [
+      [['responses', '--max-tokens', '5', 'hi'], `error: unknown option '--max-tokens' (did you mean --max-output-tokens?); see "router responses --help"`],
+      [['chat', '--max-output-tokens', '5', 'hi'], `error: unknown option '--max-output-tokens' (did you mean --max-tokens?); see "router chat --help"`],
+      [['chat', '--max-completion-tokens', '5', 'hi'], `error: unknown option '--max-completion-tokens' (did you mean --max-tokens?); see "router chat --help"`],
+      [['responses', '--max_completion_tokens', '5', 'hi'], `error: unknown option '--max_completion_tokens' (did you mean --max-output-tokens?); see "router responses --help"`],
+      [['chat', '--instructions', 'be brief', 'hi'], `error: unknown option '--instructions' (did you mean -s/--system?); see "router chat --help"`],
+      [['responses', '--response-format', 'json_object', 'hi'], `error: unknown option '--response-format' (did you mean --text-format?); see "router responses --help"`],
+      [['chat', '--text-format', 'json_object', 'hi'], `error: unknown option '--text-format' (did you mean --response-format?); see "router chat --help"`],
+      [['batch', 'create', requests, '--watch', '--output', 'out.jsonl'], `error: unknown option '--output' (did you mean --results?); see "router batch create --help"`],
+      [['speak', '--results', 'hi.mp3', 'hi'], `error: unknown option '--results' (did you mean -o/--output?); see "router speak --help"`],
+    ];
+    t.clearRequests();
+    for (const [args, line] of cases) expect(await t.run(args)).toMatchObject({ code: 2, stdout: '', stderr: `${line}\n` });
+    // A command with no flag of that setting gets no guess.
+    expect((await t.run(['embed', '--max-tokens', '5', 'hi'])).stderr).toBe(`error: unknown option '--max-tokens'; see "router embed --help"\n`);
+    expect(t.requests()).toHaveLength(0);
+  });
+
   it('a mistyped value of a closed set names the one it most likely meant, before anything is sent', async () => {
     expect((await t.run(['config', 'set', 'model', 'local/echo', '--profile', 'local'])).code).toBe(0);
     t.clearRequests();

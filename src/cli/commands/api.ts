@@ -2,7 +2,7 @@
 import { gather, holdFirst, HELD_BYTES, pour, shownBody } from './api-body.js';
 import type { RawResponse } from '../../client/core.js';
 import { afterReason, foreignErrorText, isErrorEnvelope, statusLine } from '../../client/errors.js';
-import { unservedRouteHint } from '../errors.js';
+import { statusHint } from '../errors.js';
 import { CliError, EXIT, exitCodeForStatus, usage } from '../exit-codes.js';
 import type { RunContext } from '../run.js';
 import { readAllBytes, readStdin } from '../io/read-stdin.js';
@@ -291,7 +291,7 @@ function failWith(ctx: RunContext<ApiOpts>, request: string, status: number, tex
     // The service's envelope, or what another JSON error says (a gateway's problem+json title and detail).
     const m = isErrorEnvelope(body) ? body.error.message : afterReason(status, foreignErrorText(body));
     if (m) message += `: ${m}`;
-    hint ||= unservedRouteHint(status, m ?? '');
+    hint ||= statusHint(status, m ?? '');
   } catch {
     /* not JSON: the status says it */
   }

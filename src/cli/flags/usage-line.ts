@@ -15,6 +15,16 @@ export function commandPath(cmd: Command): string {
 
 /** Flags other tools spell otherwise, by their name there. */
 const FLAG_ALIASES: Record<string, string> = { image: 'attach', images: 'attach', img: 'attach', attachment: 'attach' };
+/**
+ * One setting that router's commands spell apart, or that the API's body names otherwise (`max_completion_tokens`): a
+ * spelling of the group given to a command names the one it takes (chat's --max-tokens is responses' --max-output-tokens).
+ */
+const SAME_SETTING: readonly (readonly string[])[] = [
+  ['max-tokens', 'max-output-tokens', 'max-completion-tokens'],
+  ['system', 'instructions'],
+  ['response-format', 'text-format'],
+  ['results', 'output'],
+];
 /** Other tools' names for a subcommand (gh's and docker's ls, rm), where the group has none of that name. */
 const COMMAND_ALIASES: Record<string, string[]> = { ls: ['list'], rm: ['delete'], remove: ['delete'], del: ['delete'], view: ['show', 'list'], show: ['list'], cat: ['show'], new: ['create', 'save'], add: ['save', 'create'] };
 /** A subcommand other tools have that is a flag here, by group and word (OpenAI's batch results, batch output). */
@@ -45,9 +55,11 @@ function choiceHint(text: string, cmd: Command): string {
     const flags: string[] = [];
     for (let c: Command | null = cmd; c; c = c.parent) for (const o of c.options) if (o.long) flags.push(o.long.slice(2));
     // Other tools' names for a flag (llm's and mods' --image is -a/--attach here).
+    const word = flag[1]!.slice(2).toLowerCase().replace(/_/g, '-');
+    const same = SAME_SETTING.find((group) => group.includes(word))?.filter((w) => w !== word);
     const alias = FLAG_ALIASES[flag[1]!.slice(2)];
-    const known = alias && [...allOptions(cmd)].find((o) => o.long === `--${alias}`);
-    if (known) return ` (did you mean ${known.flags.replace(/ <.*$/, '').replace(', ', '/')}?)`;
+    const known = [...allOptions(cmd)].find((o) => (alias !== undefined && o.long === `--${alias}`) || same?.some((w) => o.long === `--${w}`));
+    if (known) return ` (did you mean ${known.flags.replace(/ [<[].*$/, '').replace(', ', '/')}?)`;
     // Measured without the dashes: they are no part of the word the user may have mistyped.
     const meant = closest(flag[1]!.slice(2), flags);
     return meant ? ` (did you mean --${meant}?)` : '';
