@@ -91,6 +91,35 @@ describe.each(FLAVORS)('a killed create\'s kept hold joined to its batch when se
     expect(await spentOf(s)).toBeLessThan(bound + others);
   });
 
+  it('kill -9 mid upload: the bound stays held while a batch may exist; a rerun that watches it counts each cost once', async () => {
+    const s = await newSpace(t, `steps-${flavor}`);
+    const env = { ...s.env, ...BUDGET };
+    // Big enough that the upload is still going when its send is recorded (whether the service made it is the kill's timing).
+    const file = requestsFile(t.dir, `${flavor}-steps.jsonl`, 200, (i) => ({ messages: [{ role: 'user', content: `step ${i} ${'x'.repeat(30_000)}` }], max_tokens: 1 }));
+    const child = t.spawn(create(file), env);
+    const sent = () => readdirSync(join(s.state, 'budget-holds')).some((n) => n.endsWith('.json') && readFileSync(join(s.state, 'budget-holds', n), 'utf8').includes('"sent"'));
+    await waitFor(async () => { try { return sent(); } catch { return false; } }, 'the upload to be sent');
+    await killed(child);
+    const bound = await spentOf(s);
+    expect(bound).toBeGreaterThan(0);
+    expect((await t.run(['chat', '--model', 'local/echo', '--max-tokens', '1', 'hi'], { env })).code).toBe(0);
+    expect(await spentOf(s)).toBeGreaterThanOrEqual(bound);
+    const again = await t.run(create(file, '--watch', '--interval', '100ms'), { env });
+    if (flavor === 'deployed') {
+      // Nothing lists the batch it may have made: refused, and the bound stays held (48 hours; docs/config.md).
+      expect(again.code, again.stderr).toBe(8);
+      expect(holdsOf(s)).toEqual([expect.stringMatching(/^batch-sent-/)]);
+      return;
+    }
+    expect(again.code, again.stderr).toBe(0);
+    expect(await batchesOf(t, s)).toHaveLength(1);
+    expect(holdsOf(s)).toEqual([]);
+    const lines = ledger(s);
+    const batchCost = lines.filter((l) => l.batch_id).at(-1)!.cost!;
+    const others = lines.filter((l) => !l.batch_id).reduce((sum, l) => sum + (l.cost ?? 0), 0);
+    expect(await spentOf(s)).toBeCloseTo(batchCost + others, 9);
+  });
+
   if (flavor === 'spec') {
     it('batch list: the listed batch that fits the unanswered create takes its hold; one made by another create does not', async () => {
       const { s, made } = await killedUnanswered('list');
