@@ -161,4 +161,15 @@ describe('the gateway over Prism serving the official OpenAPI, past a provider f
       }
     }
   });
+  // Its first provider (`failing`) gives no prices (an unpriced one charges its upstream's own cost):
+  // the model list took that provider's and said the model was free, while each answer was charged at Prism's.
+  it("the SDK's model list says the prices the model is charged at, not its unpriced first provider's 0", async () => {
+    const { OpenRouter } = await import('@openrouter/sdk');
+    const sdk = new OpenRouter({ apiKey: key, serverURL: `${gateway.apiRoot}/v1` });
+    const listed: Record<string, unknown> = {};
+    for await (const page of await sdk.models.list()) for (const m of page.result.data) listed[m.id] = m.pricing;
+    expect(listed['test/gpt4']).toEqual({ prompt: '0.001', completion: '0.002' });
+    const embeddings = await sdk.embeddings.listModels();
+    expect(embeddings.result.data.find((m) => m.id === 'test/emb')?.pricing).toEqual({ prompt: '0.001', completion: '0' });
+  });
 });

@@ -113,7 +113,8 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
       const listed = spec ? { prompt: spec.promptPrice, completion: spec.completionPrice } : FREE;
       offered = catalog.local.slugs(id, kind).map((slug) => ({ adapter: catalog.local!, slug, model: { id, upstream: id, kind }, listed }));
     } else {
-      const listed = offered[0]?.model.prices ?? FREE;
+      // Its first provider's prices that has them: one without (its upstream's own cost charged) listed the model free.
+      const listed = offered.find((c) => c.model.prices)?.model.prices ?? FREE;
       for (const c of offered) c.listed = listed;
     }
     if (!offered.length) {

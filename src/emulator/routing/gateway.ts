@@ -82,7 +82,8 @@ export class Gateway {
     const upstream = this.catalog.upstreams.flatMap((a) =>
       a.models().filter((m) => !seen.has(m.id) && seen.add(m.id)).map((m) => {
         const providers = this.catalog.upstreams.filter((u) => u.models().some((x) => x.id === m.id)).map((u) => u.name);
-        return listedModel({ id: m.id, kind: m.kind ?? 'chat', providers, promptPrice: m.prices?.prompt ?? 0, completionPrice: m.prices?.completion ?? 0, maxOutputTokens: m.maxCompletionTokens, listing: { description: `${m.kind ?? 'chat'} model served by ${providers.join(', ')}` } });
+        const prices = this.catalog.upstreams.flatMap((u) => u.models()).find((x) => x.id === m.id && x.prices)?.prices; // as candidates.ts lists it
+        return listedModel({ id: m.id, kind: m.kind ?? 'chat', providers, promptPrice: prices?.prompt ?? 0, completionPrice: prices?.completion ?? 0, maxOutputTokens: m.maxCompletionTokens, listing: { description: `${m.kind ?? 'chat'} model served by ${providers.join(', ')}` } });
       }),
     );
     return [...local, ...upstream];
