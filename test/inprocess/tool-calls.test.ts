@@ -107,6 +107,27 @@ describe('--tools', () => {
     }
   });
 
+  it('a tools file that holds one tool, a JSON schema or a file of MCP servers says what it holds and where it goes, nothing sent', async () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } } };
+    const servers = { mcpServers: { fs: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '.'] } } };
+    const cases: [unknown, string][] = [
+      [weather('echo sunny'), 'it holds one tool, not an array of them: put it in [ ]'],
+      [{ type: 'function', name: 'utc_now', command: 'date -u' }, 'it holds one tool, not an array of them: put it in [ ]'],
+      [schema, 'it holds a JSON schema, not tools: --schema FILE asks for an answer that follows it; a tool\'s schema goes in its "parameters"'],
+      [servers, `it is a file of MCP servers ("mcpServers"): give each server as --mcp COMMAND or --mcp URL, as --mcp 'npx -y @modelcontextprotocol/server-filesystem .'`],
+    ];
+    for (const [value, why] of cases) {
+      const path = join(dir, 'not-tools.json');
+      writeFileSync(path, JSON.stringify(value));
+      const before = emu.requestLog.length;
+      for (const given of [path, `@${path}`]) {
+        const r = await run(['chat', '--model', 'local/tools', '--tools', given, 'x']);
+        expect(r).toMatchObject({ code: 2, stdout: '', stderr: `error: --tools must hold a JSON array of at least one tool: ${why}\n` });
+      }
+      expect(emu.requestLog.length).toBe(before);
+    }
+  });
+
   it('parameters that are not a JSON schema object (a typo in a type, an array): one line naming the tool, exit 2, nothing sent', async () => {
     const typo = { ...weather('cat'), function: { name: 'get_weather', parameters: { type: 'objekt' } } };
     const list = { ...weather('cat'), function: { name: 'get_weather', parameters: [] } };
