@@ -68,6 +68,18 @@ describe('--tools', () => {
     expect(r.stderr).toMatch(/tool get_weather \{"city":"weather"\} -> exit 3/);
   });
 
+  it("what a command that succeeded logs on stderr is shown where its call is (--verbose piped), never sent to the model", async () => {
+    const file = toolsFile('logs.json', [weather(['sh', '-c', 'echo looking up the city >&2; echo 18C'])]);
+    for (const verbose of [true, false]) {
+      const before = chatBodies().length;
+      const r = await run([...(verbose ? ['--verbose'] : []), 'chat', '--model', 'local/tools', '--tools', file, 'weather']);
+      expect(r).toMatchObject({ code: 0, stdout: 'From the tool results: get_weather answered: 18C\n' });
+      expect(r.stderr).toBe(verbose ? 'tool get_weather {"city":"weather"} -> exit 0\n  result: 18C\\n\n  stderr: looking up the city\\n\n' : '');
+      const tool = chatBodies().slice(before)[1]!.messages.at(-1);
+      expect(tool).toMatchObject({ role: 'tool', content: '18C\n' });
+    }
+  });
+
   it('a tool without a command: the calls are printed as JSON lines and the exit code is 11', async () => {
     const file = toolsFile('bare.json', [weather()]);
     const r = await run(['chat', '--model', 'local/tools', '--tools', file, 'weather in Oslo']);
