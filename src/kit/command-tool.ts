@@ -51,6 +51,8 @@ export interface CommandRun {
   outputCut?: { stream: 'output' | 'stderr'; kept: number; size: number }[] | undefined;
   /** The streams sent back that were binary, not text: the model got a line naming them instead. */
   binary?: { stream: 'output' | 'stderr'; size: number }[] | undefined;
+  /** What a command that succeeded wrote on stderr (its log, not sent to the model), when it wrote text there. */
+  log?: string | undefined;
 }
 
 /** A command that could not start, with a shell's code: 126 found but not runnable (no execute bit), 127 not found. */
@@ -104,7 +106,7 @@ export async function runCommand(command: string | string[], input: string, sign
       const binary = sent.filter(([, s]) => s.size && s.binary()).map(([stream, s]) => ({ stream, size: s.size }));
       const outputCut = sent.filter(([, s]) => s.size > MAX_RESULT_BYTES && !s.binary()).map(([stream, s]) => ({ stream, kept: MAX_RESULT_BYTES, size: s.size }));
       const cut = { ...(outputCut.length ? { outputCut } : {}), ...(binary.length ? { binary } : {}) };
-      if (code === 0) return resolve({ code: 0, output: out.text(), ...cut });
+      if (code === 0) return resolve({ code: 0, output: out.text(), ...cut, ...(err.size && !err.binary() ? { log: err.text() } : {}) });
       const why = sig ? `was stopped by ${sig}` : `exited with code ${code}`;
       resolve({ code: code ?? 1, output: `the command ${why}${err.size ? `; stderr:\n${err.text()}` : ''}${out.size ? `\nstdout:\n${out.text()}` : ''}`, ...cut });
     });
@@ -135,10 +137,10 @@ export function commandTool(def: { name: string; description?: string | undefine
     run: async (args, signal, call): Promise<ToolResult> => {
       // The loop's client keys too, whatever variable a program read them from.
       const callEnv = call?.secrets?.length ? toolEnv(env, call.secrets) : env;
-      const { code, output, outputCut, binary } = await runCommand(command, call?.arguments ?? JSON.stringify(args), signal, callEnv);
+      const { code, output, outputCut, binary, log } = await runCommand(command, call?.arguments ?? JSON.stringify(args), signal, callEnv);
       const notRunnable = code === 126 ? await folderProgram(command) : undefined;
       const text = notRunnable ? `could not run the command: ${notRunnable}` : output;
-      return { ok: code === 0, code, text, ...(notRunnable ? { notRunnable } : {}), ...(outputCut ? { outputCut } : {}), ...(binary ? { binary } : {}) };
+      return { ok: code === 0, code, text, ...(notRunnable ? { notRunnable } : {}), ...(outputCut ? { outputCut } : {}), ...(binary ? { binary } : {}), ...(log ? { log } : {}) };
     },
   };
 }

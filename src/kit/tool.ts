@@ -27,6 +27,8 @@ export interface ToolResult {
   outputCut?: { stream: 'output' | 'stderr' | 'result'; kept: number; size: number }[] | undefined;
   /** A command's streams that were binary, not text: the model was sent a line naming them instead. */
   binary?: { stream: 'output' | 'stderr'; size: number }[] | undefined;
+  /** What a command that succeeded logged on stderr: for the person watching, never the model. */
+  log?: string | undefined;
   images?: ToolImage[] | undefined;
 }
 

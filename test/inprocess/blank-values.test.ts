@@ -19,6 +19,11 @@ const decide = ['decide', '--model', 'local/judge', '--state-text', 'the food wa
 describe('a blank text value is one line, exit 2, and nothing is sent', () => {
   const cases: [string[], string][] = [
     [['embed', '', '--model', 'local/embed'], 'error: argument 1 is blank: there is nothing to embed in it'],
+    [['chat', '', '--model', 'local/echo'], 'error: no prompt: the argument is blank (an unset or empty "$VAR"?), and stdin was empty'],
+    [['chat', ' ', '', '--model', 'local/echo'], 'error: no prompt: the arguments are blank (an unset or empty "$VAR"?), and stdin was empty'],
+    [['--no-stdin', 'chat', '', '--model', 'local/echo'], 'error: no prompt: the argument is blank (an unset or empty "$VAR"?)'],
+    [['responses', '', '--model', 'local/echo'], 'error: no prompt: the argument is blank (an unset or empty "$VAR"?), and stdin was empty'],
+    [[...speak.slice(0, 1), '', ...speak.slice(2), '-o', 'x.mp3'], 'error: no text: the argument is blank (an unset or empty "$VAR"?)'],
     [['embed', 'a', '  ', '--model', 'local/embed'], 'error: argument 2 is blank: there is nothing to embed in it'],
     [['embed', 'a', '--model', 'local/embed', '--user', ''], `error: option '--user <id>' argument '' is invalid: must not be empty; see "router embed --help"`],
     [['embed', 'a', '--model', 'local/embed', '--input-type', ''], `error: option '--input-type <type>' argument '' is invalid: must not be empty; see "router embed --help"`],

@@ -68,6 +68,18 @@ describe('--tools', () => {
     expect(r.stderr).toMatch(/tool get_weather \{"city":"weather"\} -> exit 3/);
   });
 
+  it("what a command that succeeded logs on stderr is shown where its call is (--verbose piped), never sent to the model", async () => {
+    const file = toolsFile('logs.json', [weather(['sh', '-c', 'echo looking up the city >&2; echo 18C'])]);
+    for (const verbose of [true, false]) {
+      const before = chatBodies().length;
+      const r = await run([...(verbose ? ['--verbose'] : []), 'chat', '--model', 'local/tools', '--tools', file, 'weather']);
+      expect(r).toMatchObject({ code: 0, stdout: 'From the tool results: get_weather answered: 18C\n' });
+      expect(r.stderr).toBe(verbose ? 'tool get_weather {"city":"weather"} -> exit 0\n  result: 18C\\n\n  stderr: looking up the city\\n\n' : '');
+      const tool = chatBodies().slice(before)[1]!.messages.at(-1);
+      expect(tool).toMatchObject({ role: 'tool', content: '18C\n' });
+    }
+  });
+
   it('a tool without a command: the calls are printed as JSON lines and the exit code is 11', async () => {
     const file = toolsFile('bare.json', [weather()]);
     const r = await run(['chat', '--model', 'local/tools', '--tools', file, 'weather in Oslo']);
@@ -103,6 +115,27 @@ describe('--tools', () => {
       const r = await run(['chat', '--model', 'local/tools', '--tools', toolsFile('bad.json', tools as unknown[]), 'x']);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/^error: --tools/);
+      expect(emu.requestLog.length).toBe(before);
+    }
+  });
+
+  it('a tools file that holds one tool, a JSON schema or a file of MCP servers says what it holds and where it goes, nothing sent', async () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } } };
+    const servers = { mcpServers: { fs: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '.'] } } };
+    const cases: [unknown, string][] = [
+      [weather('echo sunny'), 'it holds one tool, not an array of them: put it in [ ]'],
+      [{ type: 'function', name: 'utc_now', command: 'date -u' }, 'it holds one tool, not an array of them: put it in [ ]'],
+      [schema, 'it holds a JSON schema, not tools: --schema FILE asks for an answer that follows it; a tool\'s schema goes in its "parameters"'],
+      [servers, `it is a file of MCP servers ("mcpServers"): give each server as --mcp COMMAND or --mcp URL, as --mcp 'npx -y @modelcontextprotocol/server-filesystem .'`],
+    ];
+    for (const [value, why] of cases) {
+      const path = join(dir, 'not-tools.json');
+      writeFileSync(path, JSON.stringify(value));
+      const before = emu.requestLog.length;
+      for (const given of [path, `@${path}`]) {
+        const r = await run(['chat', '--model', 'local/tools', '--tools', given, 'x']);
+        expect(r).toMatchObject({ code: 2, stdout: '', stderr: `error: --tools must hold a JSON array of at least one tool: ${why}\n` });
+      }
       expect(emu.requestLog.length).toBe(before);
     }
   });

@@ -43,6 +43,9 @@ export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}):
   // Stdin stands where "-" does, a block of its own; a piped stdin without it comes first.
   const parts = dash === -1 ? [piped, args.join(' ')] : [args.slice(0, dash).join(' '), piped, args.slice(dash + 1).join(' ')];
   const text = parts.filter(Boolean).join('\n\n');
+  // Words given, all blank: an unset "$VAR" is the likelier slip than stdin, which a message about stdin alone would blame.
+  const words = args.filter((a) => a !== '-').length;
+  if (!text.trim() && words) throw usage(`no ${what}: ${words === 1 ? 'the argument is' : 'the arguments are'} blank (an unset or empty "$VAR"?)${wantsStdin ? `, and ${blankInput(raw)}` : ''}`);
   if (!text.trim() && taken !== undefined) throw usage(`no ${what}: stdin was read by ${taken}; give the ${what} as arguments`);
   if (!text.trim() && io.noStdin) throw usage(`no ${what}: give it as arguments (stdin is not read: ${io.noStdin})`);
   // Asked for by "-" (or piped with nothing else given): the user did pipe, and what came was nothing.

@@ -104,6 +104,8 @@ export async function runRound(io: IO, loop: ToolLoop, calls: ShownCall[], round
     io.info(`tool ${shownCall(call)} -> ${label(o, timeoutName)}`);
     // As llm's --td: with --verbose, what went back to the model, on one line.
     if (io.verbose) io.info(`  result: ${resultPreview(io, o.text)}`);
+    // What a command logged on stderr, shown where its call is (as a hook's stderr is): the model never gets it.
+    if (o.log) io.info(`  stderr: ${resultPreview(io, o.log)}`);
     if (o.code === 127) io.note(`warning: tool ${call.name}: its command was not found (exit 127)`);
     else if (o.code === 126) io.note(`warning: tool ${call.name}: its command could not be run (exit 126): ${o.notRunnable ?? 'is it executable (chmod +x)?'}`);
     else if (o.status === 'failed') io.note(`warning: tool ${call.name} failed${o.code === undefined ? '' : ` (exit ${o.code})`}: what it said went to the model`);

@@ -13,6 +13,7 @@ import { sourceName, type Settings } from '../../config/settings.js';
 import { KEY_ENV } from '../../config/fields.js';
 import { hideFromEnviron } from '../../internal/hide-from-environ.js';
 import type { McpClientAnswers } from '../../kit/mcp-client-requests.js';
+import { serversFileProgram } from '../../kit/mcp-config-file.js';
 
 type Body = Record<string, unknown>;
 
@@ -28,11 +29,24 @@ export const DEFAULT_TOOL_TIMEOUT = 300;
 
 const SHAPE = '{"type": "function", "function": {"name", "description", "parameters"}} or {"type": "function", "name", "description", "parameters"}';
 
+/** What a --tools file that is no array of tools holds instead (one tool, a schema, another program's MCP servers), and where it goes. */
+async function heldInstead(value: unknown, path: string): Promise<string> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return '';
+  const o = value as Body;
+  if (o.type === 'function' || (o.function && typeof o.function === 'object')) return ': it holds one tool, not an array of them: put it in [ ]';
+  const servers = path === '-' ? undefined : await serversFileProgram([path.replace(/^@/, '')]);
+  if (servers) return `: ${servers.replace(', not a server', '')}`;
+  if (typeof o.type === 'string' || (o.properties && typeof o.properties === 'object') || typeof o.$schema === 'string') {
+    return ': it holds a JSON schema, not tools: --schema FILE asks for an answer that follows it; a tool\'s schema goes in its "parameters"';
+  }
+  return '';
+}
+
 /** Reads --tools: an array of function tools in chat's nested or Responses' flat shape, each with an optional "command". */
 export async function loadTools(path: string | undefined, io: IO, api: 'chat' | 'responses'): Promise<LocalTools | undefined> {
   if (path === undefined) return undefined;
   const tools = await readJsonFile('--tools', path, io);
-  if (!Array.isArray(tools) || tools.length === 0) throw usage('--tools must hold a JSON array of at least one tool');
+  if (!Array.isArray(tools) || tools.length === 0) throw usage(`--tools must hold a JSON array of at least one tool${await heldInstead(tools, path)}`);
   const names = new Set<string>();
   const out: LocalTools = { functions: [], other: [] };
   for (const [i, t] of (tools as Body[]).entries()) {
