@@ -8,7 +8,7 @@
  * is unused space, a torn line is skipped (and the next write starts on a line of its own).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { stateHome } from '../../config/state-dir.js';
 import { appendWhole } from '../../internal/append-whole.js';
@@ -130,6 +130,12 @@ export class Collection {
     readonly name: string,
     readonly dir: string,
   ) {}
+
+  /** Makes its folder, or throws the system's error (a read-only HOME), before anything is sent and paid for. */
+  readyToWrite(): void {
+    makeDir(this.dir);
+    accessSync(this.dir, constants.W_OK);
+  }
 
   get indexPath(): string {
     return join(this.dir, 'index.jsonl');
