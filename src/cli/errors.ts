@@ -1,5 +1,5 @@
 import { APIError, ConnectionError, ProtocolError, StreamError, ValidationError } from '../client/errors.js';
-import { SettingsError } from '../config/fields.js';
+import { DamagedFileError, SettingsError } from '../config/fields.js';
 import { BatchError, type BatchErrorReason } from '../batch/errors.js';
 import { cliErrorOf } from './kit-words.js';
 import { CliError, EXIT, exitCodeForStatus, type ExitCode } from './exit-codes.js';
@@ -102,6 +102,11 @@ function describeError(err: unknown, io: IO): ExitCode {
   if (err instanceof ProtocolError) {
     io.error(err.message);
     return EXIT.SERVER;
+  }
+  // A file router keeps that it cannot make sense of: exit 1, as every damaged store file (docs/reliability.md).
+  if (err instanceof DamagedFileError) {
+    io.error(err.message);
+    return EXIT.FAILURE;
   }
   if (err instanceof ValidationError || err instanceof SettingsError) {
     io.error(err.message);

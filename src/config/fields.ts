@@ -79,6 +79,14 @@ export class SettingsError extends Error {
   override name = 'SettingsError';
 }
 
+/** A file router keeps (config.json) that it cannot make sense of: named by `path`; the CLI's exit 1, as every damaged store file. */
+export class DamagedFileError extends SettingsError {
+  override name = 'DamagedFileError';
+  constructor(message: string, readonly path: string) {
+    super(message);
+  }
+}
+
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export function isProfileName(name: string): boolean {

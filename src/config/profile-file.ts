@@ -1,7 +1,7 @@
 import { readLocalText } from '../internal/local-file.js';
 import { join, resolve } from 'node:path';
 import envPaths from 'env-paths';
-import { DEFAULT_PROFILE, SettingsError, type Profile } from './fields.js';
+import { DamagedFileError, DEFAULT_PROFILE, SettingsError, type Profile } from './fields.js';
 import { isRecord } from '../internal/shape.js';
 import { isBlank } from '../internal/blank.js';
 import { describeCode } from '../internal/system-errors.js';
@@ -38,16 +38,16 @@ export class ProfileFile {
       text = readLocalText(this.path);
     } catch (err) {
       // No file there: none yet. A file where a folder of its path would go is a mistake said in words (ENOTDIR).
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw corrupt(err, dir);
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw corrupt(err, this.path);
     }
     let parsed: unknown = {};
     try {
       if (text !== undefined) parsed = JSON.parse(text);
     } catch (err) {
-      throw corrupt(err, dir);
+      throw corrupt(err, this.path);
     }
     const problem = shapeProblem(parsed);
-    if (problem) throw misshapen(problem, dir);
+    if (problem) throw misshapen(problem, this.path);
     this.data = parsed as ProfilesShape;
   }
 
@@ -83,20 +83,17 @@ export function shapeProblem(parsed: unknown): string | undefined {
   return undefined;
 }
 
-const fileName = (dir: string | undefined) => (dir ? `${dir.replace(/\/+$/, '')}/config.json` : 'the config file (router config path)');
-
 /** Valid JSON, but not what a config holds: names the place (profile and field names, never a value). */
-export function misshapen(problem: string, dir: string | undefined): Error {
-  return new SettingsError(`${fileName(dir)} is not a router config (${problem}): fix it or move it away`);
+export function misshapen(problem: string, file: string): Error {
+  return new DamagedFileError(`${file} is not a router config (${problem}): fix it or move it away`, file);
 }
 
 /** A config file that cannot be read: name the file and the position, never echo its contents (it holds keys). */
-export function corrupt(err: unknown, dir: string | undefined): Error {
+export function corrupt(err: unknown, file: string): Error {
   const message = (err as Error)?.message ?? '';
   const where = /position (\d+)/.exec(message)?.[1] ?? /line (\d+) column (\d+)/.exec(message)?.slice(1).join(':');
-  const file = fileName(dir);
   if (err instanceof SyntaxError || /JSON/.test(message)) {
-    return new SettingsError(`${file} is not valid JSON${where ? ` (at ${/:/.test(where) ? 'line:column ' : 'position '}${where})` : ''}: fix it or move it away`);
+    return new DamagedFileError(`${file} is not valid JSON${where ? ` (at ${/:/.test(where) ? 'line:column ' : 'position '}${where})` : ''}: fix it or move it away`, file);
   }
   const code = (err as NodeJS.ErrnoException)?.code;
   return new SettingsError(`cannot read ${file}${code ? `: ${describeCode(code)}` : ''}`);

@@ -45,7 +45,7 @@ export class ProfileStore {
     } catch (err) {
       // The file was read above: a system error here is conf writing the new file's defaults.
       if (err instanceof FileLockTimeout) throw err;
-      throw (err as NodeJS.ErrnoException).code ? failedWriteOf(err, profilesPath(dir, env)) : corrupt(err, dir);
+      throw (err as NodeJS.ErrnoException).code ? failedWriteOf(err, profilesPath(dir, env)) : corrupt(err, profilesPath(dir, env));
     }
   }
 

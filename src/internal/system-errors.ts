@@ -38,6 +38,8 @@ export interface SystemError {
   code: string;
   syscall?: string;
   path?: string;
+  /** The second path of a call of two (symlink, link, rename, copyfile): the one made or written. */
+  dest?: string;
   port?: number;
   address?: string;
   message: string;
@@ -66,10 +68,14 @@ export function failedWriteOf(err: unknown, path: string): Error {
 }
 
 /** One line for a system error. */
+const TWO_PATHS = new Set(['symlink', 'link', 'rename', 'copyfile']);
+
 export function describeSystemError(err: SystemError): string {
   if (err.code === 'EADDRINUSE') return `${err.port !== undefined ? `port ${err.port}` : 'the port'} is in use: try another --port, or --port 0 for any free one`;
   if (err.code === 'EADDRNOTAVAIL') return `cannot listen on ${err.address ?? 'that address'}: ${describeCode(err.code)}`;
-  const target = err.path;
+  // A symlink's `path` is its target (a lock's mark: "pid:start@host"), a rename's its temp file: the file
+  // made or written is `dest`.
+  const target = (err.syscall && TWO_PATHS.has(err.syscall) && err.dest) || err.path;
   // An open for reading says so as syscall 'read' (a plain open is taken to be for writing: outputs are what fail most).
   const verb = err.syscall === 'read' ? 'cannot read' : err.syscall === 'write' || err.syscall === 'open' || err.syscall === 'rename' ? 'cannot write' : 'cannot use';
   return target ? `${verb} ${target}: ${describeCode(err.code)}` : `${describeCode(err.code)} (${err.syscall ?? 'I/O'})`;

@@ -147,8 +147,8 @@ export class FragmentStore {
     rmSync(this.aliasFile(alias), { force: true });
   }
 
-  /** Every alias, by the hash it names. */
-  aliases(): Map<string, string[]> {
+  /** Every alias, by the hash it names; `damaged` hears of each alias file that names no hash (it is left out). */
+  aliases(damaged?: (file: string) => void): Map<string, string[]> {
     const byHash = new Map<string, string[]>();
     let names: string[] = [];
     try {
@@ -159,26 +159,28 @@ export class FragmentStore {
     for (const name of names) {
       const hash = this.aliasHash(name);
       if (hash) byHash.set(hash, [...(byHash.get(hash) ?? []), name]);
+      else if (damaged && isFragmentAlias(name) && existsSync(this.aliasFile(name))) damaged(this.aliasFile(name));
     }
     return byHash;
   }
 
-  /** The kept fragments, most recent first, read one at a time (a damaged one is left out). */
-  *list(): Generator<FragmentSummary, void, undefined> {
+  /** The kept fragments, most recent first, read one at a time; a damaged one (or alias) is left out and its file handed to `damaged`. */
+  *list(damaged?: (file: string) => void): Generator<FragmentSummary, void, undefined> {
     let names: string[];
     try {
       names = readdirSync(this.dir).filter((n) => /^[0-9a-f]{64}\.json$/.test(n));
     } catch {
       return;
     }
-    const aliases = this.aliases();
+    const aliases = this.aliases(damaged);
     const kept: Omit<FragmentSummary, 'aliases'>[] = [];
     for (const n of names) {
       try {
         const { content, ...rest } = this.get(n.slice(0, 64));
         kept.push({ ...rest, length: content.length, preview: content.slice(0, 100).replace(/\s+/g, ' ').trim() });
-      } catch {
-        // Gone or damaged since the folder was read.
+      } catch (err) {
+        // Gone since the folder was read, or damaged: said.
+        if (err instanceof FragmentError && err.code === 'damaged') damaged?.(this.file(n.slice(0, 64)));
       }
     }
     kept.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.hash < b.hash ? -1 : 1));

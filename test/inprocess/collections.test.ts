@@ -36,6 +36,19 @@ describe('embedding collections', () => {
     expect(ledger(env).map((r) => r.command)).toEqual(['embed', 'embed', 'similar']);
   });
 
+  it('a collections folder that cannot be written is said before anything is sent and paid for', async () => {
+    // As a read-only HOME (EROFS, a read-only bind mount: tried by hand) is; here its folder is a file (ENOTDIR).
+    const env = fresh();
+    mkdirSync(env.ROUTER_STATE_DIR);
+    writeFileSync(join(env.ROUTER_STATE_DIR, 'collections'), 'not a folder');
+    t.clearRequests();
+    for (const args of [['embed', 'a text', '-c', 'scratch', '--id', 'one', '--model', 'local/embed'], ['embed-multi', 'scratch', '-', '--format', 'jsonl', '--model', 'local/embed']]) {
+      const r = await t.run(args, { env, input: '{"id":"a","text":"one"}\n' });
+      expect(r, args.join(' ')).toMatchObject({ code: 2, stdout: '', stderr: `error: cannot use ${join(env.ROUTER_STATE_DIR, 'collections', 'default', 'scratch')}: a part of the path is not a folder\n` });
+    }
+    expect(sent('/v1/embeddings')).toHaveLength(0);
+  });
+
   it('a collection keeps its model: another is refused in one line, nothing sent', async () => {
     const env = fresh();
     expect((await t.run(['embed', 'x', '-c', 'fixed', '--id', 'a', '--model', 'local/embed'], { env })).code).toBe(0);

@@ -76,7 +76,7 @@ describe('conversation files edited or damaged by hand', () => {
     const list = await t.run(['--verbose', 'conversations', 'list'], { env });
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/^good\t/);
-    expect(list.stderr).toBe('warning: the conversation file of torn is damaged (router conversations delete torn removes it)\n');
+    expect(list.stderr).toBe(`warning: ${join(state, 'conversations', 'torn.json')} is damaged and left out (router conversations delete torn removes it)\n`);
     t.clearRequests();
     for (const args of [['conversations', 'show', 'torn'], ['chat', '-c', 'again']]) {
       const r = await t.run(args, { env });

@@ -187,7 +187,7 @@ it('a search that finds nothing near a model says the one meant; a damaged conve
   expect((await run(['chat', '--conversation', 'torn', '--model', 'local/echo', 'soon torn'], { ROUTER_STATE_DIR: state })).code).toBe(0);
   writeFileSync(join(state, 'conversations', 'torn.json'), '{"id":"torn"}\n');
   const list = await run(['conversations', 'list'], { ROUTER_STATE_DIR: state });
-  expect(list).toMatchObject({ code: 0, stdout: '', stderr: 'warning: the conversation file of torn is damaged (router conversations delete torn removes it)\n' });
+  expect(list).toMatchObject({ code: 0, stdout: '', stderr: `warning: ${join(state, 'conversations', 'torn.json')} is damaged and left out (router conversations delete torn removes it)\n` });
 });
 
 it('a profile named on purpose whose settings the environment goes before: a note names them, piped too', async () => {

@@ -155,7 +155,8 @@ describe('typos and unknown names', () => {
     mkdirSync(dir);
     writeFileSync(join(dir, 'config.json'), '{"profiles": {"x": {"api_key": "sk-secret-fragment-123"}');
     const r = await t.run(['config', 'list'], { env: { ROUTER_CONFIG_DIR: dir } });
-    expect(r.code).toBe(2);
+    // A damaged store file is exit 1, as every store's (docs/reliability.md).
+    expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/config\.json is not valid JSON/);
     expect(r.stderr).not.toMatch(/secret-fragment/);
   });

@@ -9,6 +9,7 @@ import { FragmentError } from '../../kit/errors.js';
 import { FragmentStore, unkeptFragment, type Fragment, type KeptMessage } from '../../kit/fragments.js';
 import { FRAGMENT_TIMEOUT_MS, isFragmentUrl, readFragment } from '../../kit/fragment-sources.js';
 import { withSystem } from '../../kit/messages.js';
+import { describeSystemError, isSystemError } from '../../internal/system-errors.js';
 import { readTextFile } from '../io/input.js';
 import type { IO } from '../io/io.js';
 import { waitingSpinner } from '../io/spinner.js';
@@ -104,7 +105,7 @@ export function keepFragments(io: IO, f: ReadFragments): void {
     try {
       store.put(x.content, x.source);
     } catch (err) {
-      io.note(`warning: fragment ${x.source} was not kept (${(err as Error).message}): chat -c cannot send it again`);
+      io.note(`warning: fragment ${x.source} was not kept (${isSystemError(err) ? describeSystemError(err) : (err as Error).message}): chat -c cannot send it again`);
     }
   }
 }

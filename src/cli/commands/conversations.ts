@@ -3,7 +3,8 @@ import { defineCommand, defineGroup } from '../define.js';
 import { integerIn } from '../flags/options.js';
 import { PROSE, visible } from '../../internal/visible.js';
 import { CliError, EXIT } from '../exit-codes.js';
-import { conversationSummaries, deleteConversation, findConversations, lastConversation, loadConversation, withGuess, type Conversation, type ConversationSummary } from '../saved/conversations.js';
+import { leftOutDamaged } from '../io/damaged-note.js';
+import { conversationFile, conversationSummaries, deleteConversation, findConversations, lastConversation, loadConversation, withGuess, type Conversation, type ConversationSummary } from '../saved/conversations.js';
 import type { ChatMessage } from '../../client/types.js';
 
 const JSON_FLAG = { flags: '--json', help: 'print them as JSON' } as const;
@@ -28,7 +29,7 @@ const list = defineCommand({
   run: async ({ io, opts, env }, search) => {
     const { ids, damaged } = findConversations(env, (c) => matches(c, search));
     // Left out of the list: said piped too.
-    for (const id of damaged) io.note(`warning: the conversation file of ${id} is damaged (router conversations delete ${id} removes it)`);
+    for (const id of damaged) leftOutDamaged(io, conversationFile(env, id), `router conversations delete ${id} removes it`);
     const chosen = ids.slice(0, opts.limit);
     if (opts.json) return io.json([...conversationSummaries(env, chosen)]);
     if (!chosen.length) return io.info(search.length ? `no conversation holds ${search.map((w) => `"${w}"`).join(' and ')}` : 'no conversations yet: router chat keeps each one (unless --no-log)');

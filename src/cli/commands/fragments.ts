@@ -2,6 +2,7 @@
 import { defineCommand, defineGroup } from '../define.js';
 import { PROSE, visible } from '../../internal/visible.js';
 import { tabLine } from '../io/described.js';
+import { leftOutDamaged } from '../io/damaged-note.js';
 import { checkFragmentAlias, FragmentStore, type FragmentSummary } from '../../kit/fragments.js';
 import { fragmentFrom } from '../answers/fragments.js';
 import { FragmentError } from '../../kit/errors.js';
@@ -17,7 +18,7 @@ const list = defineCommand({
   flags: { json: { flags: '--json', help: 'print them as JSON: [{ hash, aliases, source, created_at, length, preview }]' } },
   examples: ['router fragments list', 'router fragments list --json hash,source'],
   run: async ({ io, opts, env }) => {
-    const all = new FragmentStore({ env }).list();
+    const all = new FragmentStore({ env }).list((file) => leftOutDamaged(io, file));
     if (opts.json) return io.json([...all]);
     const fields = (f: FragmentSummary) => [f.hash, f.aliases.join(',') || (io.stdoutTTY ? '-' : ''), f.created_at, f.source, f.preview];
     let any = false;

@@ -5,7 +5,8 @@ import { PROSE, visible } from '../../internal/visible.js';
 import { ConversationStore } from '../../kit/conversation-store.js';
 import { queryLog, truncated, type LogEntry } from '../../kit/conversation-log.js';
 import { resolveModel } from '../../kit/model-aliases.js';
-import { checkConversationId, findConversationIds, lastConversation, nearConversation } from '../saved/conversations.js';
+import { leftOutDamaged } from '../io/damaged-note.js';
+import { checkConversationId, conversationFile, findConversationIds, lastConversation, nearConversation } from '../saved/conversations.js';
 import { llmLogsWord } from '../flags/other-tools-words.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import type { IO } from '../io/io.js';
@@ -54,7 +55,7 @@ export const logs = defineCommand({
     const query = [opts.query, ...search].filter(Boolean).join(' ');
     if (opts.response && (opts.json || opts.truncate || opts.count !== undefined)) throw usage('-r/--response prints the last answer alone: give it without --json, --truncate and -n');
     const { entries, damaged } = queryLog(new ConversationStore({ env }), { count: opts.response ? 1 : (opts.count ?? 3), query, model, conversation });
-    for (const id of damaged) io.note(`warning: the conversation file of ${id} is damaged (router conversations delete ${id} removes it)`);
+    for (const id of damaged) leftOutDamaged(io, conversationFile(env, id), `router conversations delete ${id} removes it`);
     // llm's `logs off` (path, status, …) is a search here: one that finds nothing says where router has it.
     const llmWord = llmLogsWord(search);
     const none = (): string => (query ? `no kept turn holds ${query}${llmWord ? ` (llm's logs ${search[0]!}: ${llmWord})` : ''}` : 'no conversations yet: router chat keeps each one (unless --no-log)');

@@ -2,6 +2,7 @@
  * Conversations of `router chat`, kept by src/kit's `ConversationStore` in the state folder
  * ($XDG_STATE_HOME/router/conversations); its errors are worded for the CLI in cli/kit-words.ts.
  */
+import { join } from 'node:path';
 import type { ChatMessage } from '../../client/types.js';
 import { ConversationStore, newConversationRecord, type ConversationRecord, type ConversationSummary } from '../../kit/conversation-store.js';
 
@@ -16,6 +17,8 @@ export const loadConversation = (env: NodeJS.ProcessEnv, id: string): Conversati
 export const lastConversation = (env: NodeJS.ProcessEnv): Conversation | null => store(env).last();
 export const saveConversation = (env: NodeJS.ProcessEnv, c: Conversation, basedOn: Conversation | undefined, turn: readonly ChatMessage[]): Conversation => store(env).save(c, basedOn, turn);
 export const findConversations = (env: NodeJS.ProcessEnv, keep?: (c: Conversation) => boolean) => store(env).find(keep);
+/** The file a conversation is kept in. */
+export const conversationFile = (env: NodeJS.ProcessEnv, id: string): string => join(store(env).dir, `${id}.json`);
 export const findConversationIds = (env: NodeJS.ProcessEnv): string[] => store(env).ids();
 export const conversationSummaries = (env: NodeJS.ProcessEnv, ids: readonly string[]): Generator<ConversationSummary> => store(env).summaries(ids);
 export const deleteConversation = (env: NodeJS.ProcessEnv, id: string): void => store(env).delete(id);

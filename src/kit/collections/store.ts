@@ -8,7 +8,7 @@
  * is unused space, a torn line is skipped (and the next write starts on a line of its own).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { stateHome } from '../../config/state-dir.js';
 import { appendWhole } from '../../internal/append-whole.js';
@@ -86,8 +86,12 @@ export class Collections {
     return new Collection(checkCollectionName(name), join(this.dir, name));
   }
 
-  /** Every collection with an entry, by name; damaged ones (no readable collection.json) are left out. */
-  list(): CollectionSummary[] {
+  /**
+   * Every collection with an entry, by name. A damaged one (a collection.json that cannot be read) is left out and
+   * its file handed to `damaged`; so are entries left out, with their count: the index's torn lines, or the
+   * vector file's rows it lacks (cut short).
+   */
+  list(damaged?: (file: string, lines?: number) => void): CollectionSummary[] {
     let names: string[];
     try {
       names = readdirSync(this.dir).filter((n) => NAME.test(n) && !n.startsWith('.')).sort();
@@ -97,7 +101,14 @@ export class Collections {
     return names.flatMap((n) => {
       const c = this.open(n);
       const meta = c.meta();
-      return meta ? [{ ...meta, count: c.entries().entries.size }] : [];
+      if (!meta) {
+        if (existsSync(c.metaPath)) damaged?.(c.metaPath);
+        return [];
+      }
+      const { entries, damaged: lines, unwritten } = c.entries();
+      if (lines - unwritten) damaged?.(c.indexPath, lines - unwritten);
+      if (unwritten) damaged?.(c.vectorPath, unwritten);
+      return [{ ...meta, count: entries.size }];
     });
   }
 
@@ -120,15 +131,21 @@ export class Collection {
     readonly dir: string,
   ) {}
 
+  /** Makes its folder, or throws the system's error (a read-only HOME), before anything is sent and paid for. */
+  readyToWrite(): void {
+    makeDir(this.dir);
+    accessSync(this.dir, constants.W_OK);
+  }
+
   get indexPath(): string {
     return join(this.dir, 'index.jsonl');
   }
 
-  private get vectorPath(): string {
+  get vectorPath(): string {
     return join(this.dir, 'vectors.f32');
   }
 
-  private get metaPath(): string {
+  get metaPath(): string {
     return join(this.dir, 'collection.json');
   }
 
@@ -144,15 +161,17 @@ export class Collection {
   }
 
   /** The entries by id (the last line of each), and how many lines were damaged (torn, or naming a row not written). */
-  entries(): { entries: Map<string, CollectionEntry>; damaged: number } {
+  entries(): { entries: Map<string, CollectionEntry>; damaged: number; unwritten: number } {
     const entries = new Map<string, CollectionEntry>();
     let damaged = 0;
+    /** Of the damaged: lines whose row the vector file lacks (it was cut short). */
+    let unwritten = 0;
     const meta = this.meta();
     let text: string;
     try {
       text = readFileSync(this.indexPath, 'utf8');
     } catch {
-      return { entries, damaged };
+      return { entries, damaged, unwritten };
     }
     const rows = meta ? Math.floor(this.vectorBytes() / (meta.length * 4)) : 0;
     for (const line of text.split('\n')) {
@@ -166,11 +185,12 @@ export class Collection {
       }
       if (!isRecord(e) || typeof e.id !== 'string' || typeof e.hash !== 'string' || !Number.isInteger(e.row) || (e.row as number) < 0 || (e.row as number) >= rows) {
         damaged++;
+        if (isRecord(e) && Number.isInteger(e.row) && (e.row as number) >= rows) unwritten++;
         continue;
       }
       entries.set(e.id, e as unknown as CollectionEntry);
     }
-    return { entries, damaged };
+    return { entries, damaged, unwritten };
   }
 
   private vectorBytes(): number {

@@ -9,6 +9,7 @@ import { jobsDir, listJobs, loadJob, type JobRecord } from '../../../batch/job/s
 import { visible } from '../../../internal/visible.js';
 import { counted, grouped } from '../../../internal/counted.js';
 import { described, tabLine } from '../../io/described.js';
+import { leftOutDamaged } from '../../io/damaged-note.js';
 
 function stateOf(job: JobRecord): string {
   const t = totals(job);
@@ -47,7 +48,7 @@ export async function describeJob(job: JobRecord, io: IO): Promise<string> {
 }
 
 export async function runJobs(ctx: RunContext<FlagValues<typeof JOBS_FLAGS>>): Promise<void> {
-  const jobs = listJobs(ctx.env, (id) => ctx.io.info(`warning: the record of ${id} is damaged: ${join(jobsDir(ctx.env), id, 'job.json')}`));
+  const jobs = listJobs(ctx.env, (id) => leftOutDamaged(ctx.io, join(jobsDir(ctx.env), id, 'job.json')));
   if (ctx.opts.json) return ctx.io.json(jobs.map(jobSummary));
   const rows = jobs.map((j) => {
     const t = totals(j);

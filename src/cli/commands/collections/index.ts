@@ -3,6 +3,7 @@ import { defineCommand, defineGroup } from '../../define.js';
 import { visible } from '../../../internal/visible.js';
 import { collectionsOf } from './send.js';
 import { tabLine } from '../../io/described.js';
+import { leftOutDamaged } from '../../io/damaged-note.js';
 
 const list = defineCommand({
   name: 'list',
@@ -13,7 +14,7 @@ const list = defineCommand({
   examples: ['router embed "a text" -c scratch --id one --model local/embed', 'router collections list', 'router collections list --json name,count'],
   run: async (ctx) => {
     const { io, opts } = ctx;
-    const all = (await collectionsOf(ctx)).list();
+    const all = (await collectionsOf(ctx)).list((file, lines) => leftOutDamaged(io, file, lines ? `${lines} ${lines === 1 ? 'entry' : 'entries'}; router embed-multi adds them again` : 'router collections delete removes it'));
     if (opts.json) return io.json(all);
     if (!all.length) return io.info('no collections yet: router embed TEXT -c NAME --id ID, or router embed-multi NAME FILE');
     const rows = all.map((c) => [c.name, c.model, String(c.count)].map((f) => visible(f)));

@@ -52,6 +52,8 @@ export async function sendPlan(ctx: RunContext<SendFlags>, collection: Collectio
     if (!ctx.opts.dryRun) await collection.add(plan.model, plan.dimensions, plan.relabel);
     return 0;
   }
+  // A folder that cannot take the vectors (a read-only HOME) is said before they are paid for.
+  if (!ctx.opts.dryRun) collection.readyToWrite();
   const batches = Math.ceil(plan.send.length / (more.batchSize ?? plan.send.length));
   // More than one request: their progress on a terminal (a spinner, as ora draws it; none piped or with --quiet).
   const { drawsSpinner, spinnerMaker } = await import('../../io/spinner.js');
