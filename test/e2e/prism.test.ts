@@ -138,15 +138,17 @@ describe("every option of chat, responses, embed and speak sends a request the O
     writeFileSync(files.turns, JSON.stringify([{ speaker: 'a', text: 'hi' }, { speaker: 'b', text: 'yo' }]));
   });
   const M = ['--no-stream', '--model', 'openai/gpt-4'];
+  // Prism's example model list has openai/gpt-4 take text only, and an image for it is refused before sending: a model it does not list is sent one.
+  const SEEING = ['--no-stream', '--model', 'openai/gpt-4o'];
   const routing = ['--session', 's', '--user', 'u', '--provider-only', 'x', '--no-fallbacks', '--router-metadata'];
 
   it('every option set passes; a departure api.md allows (multi-speaker turns) is refused, so the check can fail', async () => {
     const runs = (): string[][] => [
       ['chat', ...M, '-t', '0.5', '--top-p', '0.9', '--max-tokens', '5', '--top-k', '3', '--min-p', '0.1', '--top-a', '0.2', '--frequency-penalty', '0.1', '--presence-penalty', '0.2', '--repetition-penalty', '1.1', '--seed', '3', '--stop', 'x', '--logprobs', '--top-logprobs', '2', '--logit-bias', '50=1', 'hi'],
       ['chat', ...M, '--response-format', 'json_object', '--reasoning-effort', 'low', '--service-tier', 'flex', '--models', 'a/b', '--provider-order', 'y,z', '--provider-ignore', 'w', '--metadata', 'a=b', ...routing, 'hi'],
-      ['chat', ...M, '--plugin', 'web,max_results=3', '--modalities', 'text,image', '--tools', files.tools, '-a', files.png, '-s', 'sys', 'hi'],
+      ['chat', ...SEEING, '--plugin', 'web,max_results=3', '--modalities', 'text,image', '--tools', files.tools, '-a', files.png, '-s', 'sys', 'hi'],
       ['responses', ...M, '-t', '0.3', '--top-p', '0.8', '--instructions', 'be', '--max-output-tokens', '50', '--reasoning-effort', 'low', '--reasoning-summary', 'auto', '--verbosity', 'low', '--service-tier', 'flex', '--metadata', 'a=b', '--models', 'a/b', ...routing, 'hi'],
-      ['responses', ...M, '--tools', files.tools, '--tool-choice', 'required', '--text-format', 'json_object', '-a', files.png, '--web', '--stop-when', 'step_count=2', '--max-tool-calls', '2', 'hi'],
+      ['responses', ...SEEING, '--tools', files.tools, '--tool-choice', 'required', '--text-format', 'json_object', '-a', files.png, '--web', '--stop-when', 'step_count=2', '--max-tool-calls', '2', 'hi'],
       ['embed', '--model', 'openai/text-embedding-3-small', '--dimensions', '8', '--encoding-format', 'base64', '--input-type', 'search_query', '--user', 'u', '--provider-only', 'x', '--no-fallbacks', '--router-metadata', 'hello'],
       ['speak', '--model', 'openai/gpt-4o-mini-tts', '--voice', 'alloy', '--format', 'pcm', '--speed', '1.2', '--instructions', 'calm', ...routing, '--reference-audio', files.wav, '--reference-text', 'words', '-o', join(home, 'o.pcm'), 'hi'],
     ];

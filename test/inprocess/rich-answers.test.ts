@@ -103,10 +103,10 @@ describe('attachments, more kinds and refusals', () => {
     rmSync(big);
   });
 
-  it('a model that does not take images: the 400 names the modality, exit 2', async () => {
+  it('a model that does not take images: refused before sending, naming the modality, exit 2', async () => {
     const r = await run(['chat', '--model', 'local/echo', '-a', png, 'x']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/local\/echo does not take image input/);
+    expect(r.stderr).toMatch(/local\/echo takes text input, not image; models that do: router models --input-modality image; nothing was sent/);
   });
 
   it('the conversation keeps the attachment by reference (name and hash), not its bytes nor its folder', async () => {

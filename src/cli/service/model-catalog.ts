@@ -75,3 +75,21 @@ export async function modelCatalog(client: RouterClient, o: CatalogOptions): Pro
   }
   return models;
 }
+
+interface Architecture {
+  input_modalities?: unknown;
+  output_modalities?: unknown;
+  modality?: unknown;
+}
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
+
+/** A model's input and output modalities: the lists, else read from `modality` ("text+image->text"). */
+export function modalities(m: Model): { input: string[]; output: string[] } {
+  const a = (m.architecture ?? {}) as Architecture;
+  const input = strings(a.input_modalities);
+  const output = strings(a.output_modalities);
+  if ((input.length || output.length) || typeof a.modality !== 'string') return { input, output };
+  const [i = '', o = ''] = a.modality.split('->');
+  return { input: i.split('+').filter(Boolean), output: o.split('+').filter(Boolean) };
+}

@@ -102,6 +102,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
   messages.push(user);
   const req = buildChatRequest(messages, opts, settings.model);
   applyExtras(req, opts, extras, 'chat');
+  if (extras.attachments.length) await (await import('../../service/attachments-taken.js')).checkAttachmentsTaken(client, io.env, settings.apiRoot, typeof req.model === 'string' ? req.model : undefined, extras.attachments);
   const call = { signal, routerMetadata: opts.routerMetadata };
   const sampling: SamplingSend = {};
   const answers = mcpAnswers(io, { roots: opts.mcpRoot, sampling: opts.mcpSampling }, sampling);

@@ -6,6 +6,9 @@ import type { FlagTable, FlagValues } from '../../flags/flags.js';
 import { cut } from '../../io/table.js';
 import { textWidth } from '../../markdown/runs.js';
 import { visible } from '../../../internal/visible.js';
+import { modalities } from '../../service/model-catalog.js';
+
+export { modalities };
 
 export const MODEL_COLUMNS = ['id', 'name', 'context', '$/M prompt', '$/M completion', 'modalities'] as const;
 
@@ -18,23 +21,7 @@ export const FILTER_FLAGS = {
 
 type Filters = FlagValues<typeof FILTER_FLAGS>;
 
-interface Architecture {
-  input_modalities?: unknown;
-  output_modalities?: unknown;
-  modality?: unknown;
-}
-
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
-
-/** A model's input and output modalities: the lists, else read from `modality` ("text+image->text"). */
-export function modalities(m: Model): { input: string[]; output: string[] } {
-  const a = (m.architecture ?? {}) as Architecture;
-  const input = strings(a.input_modalities);
-  const output = strings(a.output_modalities);
-  if ((input.length || output.length) || typeof a.modality !== 'string') return { input, output };
-  const [i = '', o = ''] = a.modality.split('->');
-  return { input: i.split('+').filter(Boolean), output: o.split('+').filter(Boolean) };
-}
 
 /** USD per token as a string of the list, as a number (NaN when it is not one). */
 const perToken = (m: Model, key: 'prompt' | 'completion'): number => {

@@ -84,6 +84,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
   const { client, settings } = connected;
   const req = buildResponsesRequest(input, opts, settings.model);
   applyExtras(req, opts, extras, 'responses');
+  if (extras.attachments.length) await (await import('../../service/attachments-taken.js')).checkAttachmentsTaken(client, io.env, settings.apiRoot, typeof req.model === 'string' ? req.model : undefined, extras.attachments);
   const call = { signal, routerMetadata: opts.routerMetadata };
   const sampling: SamplingSend = {};
   const answers = mcpAnswers(io, { roots: opts.mcpRoot, sampling: opts.mcpSampling }, sampling);
