@@ -25,7 +25,7 @@ export async function ask<C extends { message: string }, R>(io: IO, prompt: (con
   // A terminal can stop delivering without an end (a pty's EOF read while paused between prompts): the process
   // then runs out of work with the question open, and that is the same end of input.
   process.on('beforeExit', onEnd);
-  const screen = promptScreen(io.stderr);
+  const screen = promptScreen(io.stderr, io.errColor);
   // Ctrl-Z, then fg: readline pauses the terminal as the process comes back (after this listener: hence the next turn),
   // and @inquirer/prompts does not resume it; paused, it would read as the input's end. Nor does it draw the question
   // again until a key changes it (readline's own redraw goes to its muted output): drawn here, at once.
@@ -51,6 +51,8 @@ export async function ask<C extends { message: string }, R>(io: IO, prompt: (con
 
 /** A move of the cursor along its line: all a prompt writes when only the cursor moved. */
 const CURSOR_MOVE = /^\x1b\[\d+G$/;
+/** A color or attribute (bold, dim) sequence. */
+const SGR = /\x1b\[[0-9;]*m/g;
 /** What a prompt writes when it is done: the cursor shown again. */
 const SHOW_CURSOR = '\x1b[?25h';
 /** What a prompt's drawing starts with: down to its last line, then up erasing the lines of the drawing before. */
@@ -61,15 +63,16 @@ const ERASE_BEFORE = /^(\x1b\[\d+B)?(\x1b\[2K\x1b\[1A)*(\x1b\[2K\x1b\[G)?/;
  * what it drew last, to draw again where the cursor is now (after fg, below the shell's line): each of its drawings is one
  * write, which erases the one before; a move of the cursor alone comes after it.
  */
-function promptScreen(out: OutStream): { stream: OutStream; redraw: () => void } {
+function promptScreen(out: OutStream, color: boolean): { stream: OutStream; redraw: () => void } {
   let drawn = '';
   let cursor = '';
   const through = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      const text = chunk.toString();
+      // @inquirer/prompts colors by process.env alone (yoctocolors, read once): under --no-color its colors are taken out here.
+      const text = color ? chunk.toString() : chunk.toString().replace(SGR, '');
       if (CURSOR_MOVE.test(text)) cursor = text;
       else if (!text.includes(SHOW_CURSOR)) [drawn, cursor] = [text, ''];
-      out.write(chunk);
+      out.write(text);
       done();
     },
   });
