@@ -29,9 +29,18 @@ export function aligned(fields: Fields, columns = Infinity, paint = (name: strin
   return fields.map(([k, v]) => `${paint(`${k}${' '.repeat(width - textWidth(k))}`)}  ${cut(String(v), room)}\n`).join('');
 }
 
-/** `text` in at most `width` columns: cut between letters, with "…" (half an emoji is never shown). */
+/**
+ * `text` in at most `width` columns: cut between letters, with "…" (half an emoji is never shown). A file's path
+ * (`/…`, one word) loses its start instead: its file name is what tells it apart.
+ */
 export function cut(text: string, width: number): string {
   if (textWidth(text) <= width) return text;
+  if (/^[/~]\S*$/.test(text)) {
+    const chars = [...text];
+    let tail = '';
+    while (chars.length && textWidth(chars.at(-1)! + tail) <= width - 1) tail = chars.pop()! + tail;
+    return `…${tail}`;
+  }
   let out = '';
   for (const ch of text) {
     // Measured with what comes before: a letter joined to an emoji (👨‍👩‍👧) takes no column of its own.
