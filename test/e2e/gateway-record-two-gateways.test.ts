@@ -11,7 +11,8 @@ import { sayWhySkipped } from '../support/skip-reason.js';
 // gateway's start removes the partial cassettes a killed one left, never those of a gateway still
 // recording there (before: every `.json.partial` went, the other's stream under way included, and a
 // kill -9 of that one then left nothing of it). And `--replay DIR --record-missing` makes its folder
-// as `--record` does (before: "no such folder"); `--replay` alone still refuses a missing one.
+// as `--record` does (before: "no such folder"); `--replay` alone still refuses a missing one. Both
+// `--replay` and `--replay --record-missing` say once that a recording under way is not replayed.
 const { dir, serve, ask, holdNextStream } = recordingGateways('router-record-two-');
 const BODY = STREAMED_ASK;
 
@@ -51,6 +52,9 @@ describe('two gateways recording into one folder', () => {
     expect((await ask(second.g, { ...BODY, messages: [{ role: 'user', content: 'another' }] })).status).toBe(200);
     // Before: "record: ….json.partial was a partial recording (its gateway was stopped mid-stream): removed", the first's still under way.
     expect(second.stderr()).not.toContain('partial recording');
+    // It read the folder at its start as `--replay` alone does: the recording under way is said once (before: nothing).
+    const recordsAgain = `record: ${path} is a recording under way by another gateway (process ${first.g.child.pid}): not replayed (a gateway reads its cassettes when it starts); a request for it is recorded again here`;
+    expect(second.stderr().split('\n').filter((l) => l === recordsAgain)).toHaveLength(1);
     expect(existsSync(path)).toBe(true);
     await stop(second);
     // Told apart by its name: `<file>.json.<pid>@<start>.partial`, the gateway writing it.

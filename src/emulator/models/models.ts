@@ -22,6 +22,8 @@ export interface ModelSpec {
   input?: string[];
   /** Output modalities (chat models): text only when absent. */
   output?: string[];
+  /** The request parameters it honours (chat models), when not what model-list.ts gives its kind: a gateway's upstream model's. */
+  parameters?: string[];
   /** Fields of its `GET /v1/models` entry that differ from what model-list.ts derives (OpenAPI `Model` names). */
   listing?: Record<string, unknown>;
 }

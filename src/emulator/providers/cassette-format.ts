@@ -1,6 +1,9 @@
 /** The cassette file's format (`--record`, `--replay`), and what recording and replaying share. */
 import type { FailureReason, StopSignal } from './types.js';
 
+/** `--record`, `--replay`, `--replay --record-missing`. */
+export type CassetteMode = 'record' | 'replay' | 'replay-record';
+
 type Body = Record<string, unknown>;
 
 /** One upstream exchange as a file a person reads and edits (JSON, indented). */

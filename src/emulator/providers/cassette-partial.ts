@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { sameProcessAlive } from '../../internal/process.js';
 import { ownName } from './cassette-folder.js';
 import { hiddenKey } from './key-scrub.js';
+import type { CassetteMode } from './cassette-format.js';
 
 /** How long events gather before they are appended: a stream shorter than this writes nothing more. */
 const EVERY_MS = 50;
@@ -86,20 +87,22 @@ const LEFTOVER = /^(.*\.json)(?:\.(\d+)(?:@(\d+))?(?:-\d+)?)?(\.partial|\.tmp)$/
 /**
  * Partial cassettes a killed gateway left in `dir`, said on stderr at the start: `--replay` answers
  * none of them (the request is a miss); `--record` and `--record-missing` remove them, so the request
- * is recorded again, and the temp files of cassettes it was writing (`replay`: whether the run only
+ * is recorded again, and the temp files of cassettes it was writing (`mode` 'replay': the run only
  * replays, and writes nothing). Those of a gateway still running (its pid and start in the name:
  * another recording into this folder, or another gateway of this process) are its own, still
- * written: left alone, and `--replay`, which reads the folder only now, says it once per file. A
- * pid alone is not the writer: a process started later may have been given a killed gateway's pid.
+ * written: left alone, and `--replay` (with `--record-missing` or not), which reads the folder only
+ * now, says it once per file. A pid alone is not the writer: a process started later may have been given a killed gateway's pid.
  */
-export function partialLeftovers(dir: string, replay: boolean): void {
+export function partialLeftovers(dir: string, mode: CassetteMode): void {
+  const replay = mode === 'replay';
   for (const file of readdirSync(dir).sort()) {
     const [, whole, pid, start, kind] = LEFTOVER.exec(file) ?? [];
     if (!whole) continue;
     const path = join(dir, file);
     const kept = existsSync(join(dir, whole));
     if (pid && sameProcessAlive(Number(pid), start)) {
-      if (replay && kind === '.partial' && !kept) process.stderr.write(`replay: ${path} is a recording under way by another gateway (process ${pid}): not replayed (a gateway reads its cassettes when it starts); a --replay started after that recording ends replays it\n`);
+      const under = `${path} is a recording under way by another gateway (process ${pid}): not replayed (a gateway reads its cassettes when it starts)`;
+      if (kind === '.partial' && !kept && mode !== 'record') process.stderr.write(replay ? `replay: ${under}; a --replay started after that recording ends replays it\n` : `record: ${under}; a request for it is recorded again here\n`);
       continue;
     }
     if (kind === '.tmp') {

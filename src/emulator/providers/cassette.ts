@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ProviderFailure, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
 import { replayAudio, teeAudio } from './cassette-audio.js';
-import { parsed, Stopping, type Cassette } from './cassette-format.js';
+import { parsed, Stopping, type Cassette, type CassetteMode } from './cassette-format.js';
 import { failAgain, failed, gone, missed, recordedRefusalHint, replay } from './cassette-replay.js';
 import { teeEvents } from './cassette-stream.js';
 import { makeDir } from '../../internal/make-dir.js';
@@ -16,7 +16,7 @@ export { CassetteFileError, lastTakes, ssePayloadsOf } from './cassette-folder.j
 type Body = Record<string, unknown>;
 
 /** `record`: every exchange kept; `replay`: answers from cassettes only; `replay-record`: the missing ones asked and kept. */
-export type CassetteMode = 'record' | 'replay' | 'replay-record';
+export type { CassetteMode } from './cassette-format.js';
 
 type Live = ProviderAdapter & { url?: string; embeddingsUrl?: string; responsesUrl?: string; speechUrl?: string; secret?: string; keyEnv?: string };
 
@@ -56,7 +56,7 @@ export class CassetteDeck {
   ) {
     // Not node's recursive mkdir: under /proc it spins for ever (node 20).
     makeDir(dir, 0o777);
-    partialLeftovers(dir, mode === 'replay');
+    partialLeftovers(dir, mode);
     ({ byKey: this.byKey, stale: this.stale } = takesByRequest(dir));
   }
 

@@ -1,5 +1,6 @@
 import { parse } from 'yaml';
 import { MODEL_ID_PATTERN } from '../models/models.js';
+import { inListOrder, PARAMETER_NAMES } from '../models/parameters.js';
 import type { ProviderModel } from './types.js';
 import { DEFAULT_MAX_ANSWER_BYTES } from './bounded.js';
 
@@ -60,7 +61,7 @@ export interface ReadOptions {
 function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = () => {}, keysRequired }: ReadOptions): ProviderConfig {
   const at = `providers[${i}]`;
   if (!isObj(raw)) throw new ProvidersFileError(`${at} must be a mapping`);
-  const known = ['name', 'base_url', 'api_key_env', 'models', 'embedding_models', 'prices', 'max_completion_tokens', 'timeout_ms', 'first_event_timeout_ms', 'idle_timeout_ms', 'max_answer_mb', 'responses', 'speech_models'];
+  const known = ['name', 'base_url', 'api_key_env', 'models', 'embedding_models', 'prices', 'max_completion_tokens', 'supported_parameters', 'timeout_ms', 'first_event_timeout_ms', 'idle_timeout_ms', 'max_answer_mb', 'responses', 'speech_models'];
   const unknown = Object.keys(raw).find((k) => !known.includes(k));
   if (unknown === 'api_key') throw new ProvidersFileError(`${at}.api_key: keys never go in the file; name an environment variable with api_key_env`);
   if (unknown) throw new ProvidersFileError(`${at}: unknown setting "${unknown}" (known: ${known.join(', ')})`);
@@ -109,6 +110,7 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = ()
   const stray = Object.keys(prices).find((id) => !models.some((m) => m.id === id));
   if (stray) throw new ProvidersFileError(`${where}: prices.${stray} names a model that is not in its models`);
   limitsOf(raw.max_completion_tokens, models, where);
+  parametersOf(raw.supported_parameters, models, where);
   const timeoutMs = raw.timeout_ms ?? 60_000;
   if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1) throw new ProvidersFileError(`${where}: timeout_ms must be a whole number of milliseconds`);
   const firstEventMs = raw.first_event_timeout_ms;
@@ -130,6 +132,21 @@ function limitsOf(raw: unknown, models: ProviderModel[], where: string): void {
     if (!model) throw new ProvidersFileError(`${where}: max_completion_tokens.${id} names a model that is not among its chat models`);
     if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) throw new ProvidersFileError(`${where}: max_completion_tokens.${id} must be a whole number of tokens, 1 or more`);
     model.maxCompletionTokens = n;
+  }
+}
+
+/** `supported_parameters`: the request parameters a chat model is listed as taking, in place of UPSTREAM_CHAT_PARAMETERS. */
+function parametersOf(raw: unknown, models: ProviderModel[], where: string): void {
+  if (raw === undefined) return;
+  if (!isObj(raw)) throw new ProvidersFileError(`${where}: supported_parameters must map chat model ids to lists of parameter names`);
+  for (const [id, names] of Object.entries(raw)) {
+    const model = models.find((m) => m.id === id && (m.kind ?? 'chat') === 'chat');
+    if (!model) throw new ProvidersFileError(`${where}: supported_parameters.${id} names a model that is not among its chat models`);
+    if (!Array.isArray(names)) throw new ProvidersFileError(`${where}: supported_parameters.${id} must be a list of parameter names, such as [temperature, tools]`);
+    // A typo would hide the model from `router models --supports` for the name meant.
+    const odd = names.find((n) => typeof n !== 'string' || !PARAMETER_NAMES.includes(n));
+    if (odd !== undefined) throw new ProvidersFileError(`${where}: supported_parameters.${id}: unknown parameter "${String(odd)}" (known: ${PARAMETER_NAMES.join(', ')})`);
+    model.parameters = inListOrder(names as string[]);
   }
 }
 

@@ -20,6 +20,8 @@ export interface ProviderModel {
   reported?: { prompt: number; completion: number };
   /** The most completion tokens one answer of it holds (`max_completion_tokens`): a request without a limit is bounded by it. */
   maxCompletionTokens?: number;
+  /** The request parameters the model list says it takes (`supported_parameters`, chat only): UPSTREAM_CHAT_PARAMETERS when absent. */
+  parameters?: string[];
 }
 
 /**

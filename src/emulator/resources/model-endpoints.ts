@@ -6,10 +6,11 @@ import type { ChatGateway } from '../providers/types.js';
 import type { ProviderConfig } from '../providers/config.js';
 import { decimal } from '../../internal/decimal.js';
 import { listedModel } from './model-list.js';
+import { UPSTREAM_CHAT_PARAMETERS } from '../models/parameters.js';
 
-/** Tool choices a model takes: all of them when it lists `tool_choice` among its parameters (`local/tools`), else none. */
-const toolChoice = (listed: Record<string, unknown>) => {
-  const takes = (listed.supported_parameters as string[]).includes('tool_choice');
+/** Tool choices an endpoint takes: all of them when it lists `tool_choice` among its parameters (`local/tools`, a gateway's upstream model), else none. */
+const toolChoice = (parameters: string[]) => {
+  const takes = parameters.includes('tool_choice');
   return { auto: takes, function: takes, none: takes, required: takes };
 };
 
@@ -19,11 +20,14 @@ interface Served {
   pricing: Record<string, unknown>;
   maxCompletionTokens: number | null;
   unavailable?: boolean;
+  /** Its own `supported_parameters` (a gateway's upstream endpoint), else the model's. */
+  parameters?: string[];
 }
 
 /** One provider's endpoint of a model, in the OpenAPI's `PublicEndpoint` shape; the emulator measures no latency, throughput or uptime. */
 function endpoint(listed: Record<string, unknown>, s: Served): Record<string, unknown> {
   const top = listed.top_provider as { context_length: number };
+  const parameters = s.parameters ?? (listed.supported_parameters as string[]);
   return {
     name: `${s.provider}: ${String(listed.id)}`,
     model_id: listed.id,
@@ -35,13 +39,13 @@ function endpoint(listed: Record<string, unknown>, s: Served): Record<string, un
     quantization: null,
     max_completion_tokens: s.maxCompletionTokens,
     max_prompt_tokens: null,
-    supported_parameters: listed.supported_parameters,
+    supported_parameters: parameters,
     status: s.unavailable ? -1 : 0,
     uptime_last_30m: null,
     uptime_last_5m: null,
     uptime_last_1d: null,
     supports_implicit_caching: false,
-    supports_tool_choice: toolChoice(listed),
+    supports_tool_choice: toolChoice(parameters),
     latency_last_30m: null,
     throughput_last_30m: null,
   };
@@ -66,6 +70,7 @@ function upstreamEndpoints(providers: ProviderConfig[], id: string): Served[] {
     provider: p.name,
     pricing: { prompt: decimal(m.prices?.prompt ?? 0), completion: decimal(m.prices?.completion ?? 0) },
     maxCompletionTokens: m.maxCompletionTokens ?? null,
+    parameters: (m.kind ?? 'chat') === 'chat' ? (m.parameters ?? UPSTREAM_CHAT_PARAMETERS) : [],
   })));
 }
 

@@ -1,6 +1,7 @@
 import { HttpError } from '../http/http.js';
 import { MODELS, type ModelKind, type ModelSpec } from '../models/models.js';
 import { decimal } from '../../internal/decimal.js';
+import { CHAT_PARAMETERS, TOOL_PARAMETERS } from '../models/parameters.js';
 
 /** What each kind of model takes and gives, as the model list's `architecture` says it; a chat model's own `input`/`output` widen it. */
 const ARCHITECTURE: Record<ModelKind, { input_modalities: string[]; output_modalities: string[] }> = {
@@ -10,11 +11,9 @@ const ARCHITECTURE: Record<ModelKind, { input_modalities: string[]; output_modal
   decision: { input_modalities: ['text'], output_modalities: ['text'] },
 };
 
-/** The request parameters chat models honour (the OpenAPI's `Parameter` names; it has none for the other kinds). */
-const CHAT_PARAMETERS = ['temperature', 'top_p', 'top_k', 'min_p', 'top_a', 'frequency_penalty', 'presence_penalty', 'repetition_penalty', 'max_tokens', 'max_completion_tokens', 'logit_bias', 'logprobs', 'top_logprobs', 'seed', 'response_format', 'structured_outputs', 'stop'];
-/** What a model honours beyond every chat model's parameters. */
+/** What a fake model honours beyond every chat model's parameters. */
 const EXTRA_PARAMETERS: Record<string, string[]> = {
-  'local/tools': ['tools', 'tool_choice', 'parallel_tool_calls'],
+  'local/tools': TOOL_PARAMETERS,
   'local/thinker': ['reasoning', 'reasoning_effort', 'include_reasoning'],
 };
 
@@ -46,7 +45,7 @@ export function listedModel(m: ModelSpec): Record<string, unknown> {
     pricing: { prompt: decimal(m.promptPrice), completion: decimal(m.completionPrice) },
     top_provider: { context_length: contextLength(m), max_completion_tokens: m.maxOutputTokens ?? null, is_moderated: false },
     per_request_limits: null,
-    supported_parameters: m.kind === 'chat' ? [...CHAT_PARAMETERS, ...(EXTRA_PARAMETERS[m.id] ?? [])] : [],
+    supported_parameters: m.kind !== 'chat' ? [] : (m.parameters ?? [...CHAT_PARAMETERS, ...(EXTRA_PARAMETERS[m.id] ?? [])]),
     default_parameters: null,
     supported_voices: m.voices ?? null,
     knowledge_cutoff: null,

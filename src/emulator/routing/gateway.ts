@@ -2,6 +2,7 @@ import { HttpError, type Ctx } from '../http/http.js';
 import { validateChat } from '../resources/chat.js';
 import { listedModel } from '../resources/model-list.js';
 import { MODELS } from '../models/models.js';
+import { takenByAny } from '../models/parameters.js';
 import { DEFAULT_BATCH_CONCURRENCY, type GatewayConfig } from '../providers/config.js';
 import { LocalModels } from '../providers/local.js';
 import { OpenAICompatible } from '../providers/openai-compatible.js';
@@ -82,8 +83,8 @@ export class Gateway {
     const upstream = this.catalog.upstreams.flatMap((a) =>
       a.models().filter((m) => !seen.has(m.id) && seen.add(m.id)).map((m) => {
         const providers = this.catalog.upstreams.filter((u) => u.models().some((x) => x.id === m.id)).map((u) => u.name);
-        const prices = this.catalog.upstreams.flatMap((u) => u.models()).find((x) => x.id === m.id && x.prices)?.prices; // as candidates.ts lists it
-        return listedModel({ id: m.id, kind: m.kind ?? 'chat', providers, promptPrice: prices?.prompt ?? 0, completionPrice: prices?.completion ?? 0, maxOutputTokens: m.maxCompletionTokens, listing: { description: `${m.kind ?? 'chat'} model served by ${providers.join(', ')}` } });
+        const served = this.catalog.upstreams.flatMap((u) => u.models()).filter((x) => x.id === m.id), prices = served.find((x) => x.prices)?.prices; // as candidates.ts lists it
+        return listedModel({ id: m.id, kind: m.kind ?? 'chat', providers, promptPrice: prices?.prompt ?? 0, completionPrice: prices?.completion ?? 0, maxOutputTokens: m.maxCompletionTokens, parameters: takenByAny(served), listing: { description: `${m.kind ?? 'chat'} model served by ${providers.join(', ')}` } });
       }),
     );
     return [...local, ...upstream];
