@@ -18,6 +18,8 @@ export interface ArgSpec {
   parse?: (value: string, previous: any) => unknown;
   /** What a shell completes it to: values router is asked for (batch ids, roles, …), or files. */
   complete?: DynamicKind | 'files';
+  /** "-" reads stdin: missing while stdin is piped, the usage error says to give it. */
+  stdin?: boolean;
 }
 
 type ArgValue<S> = S extends { parse: (...args: never[]) => infer R }

@@ -4,7 +4,7 @@ import { addFlags, type FlagSpec, type FlagTable } from './flags/flags.js';
 import { GLOBAL_FLAGS } from './flags/global-flags.js';
 import { VERSION } from '../client/version.js';
 import { attachRuntime, type Runtime } from './run.js';
-import { IO, processStreams, type Streams } from './io/io.js';
+import { IO, processStreams, stdinIsTerminal, type Streams } from './io/io.js';
 import { didYouMean } from '../internal/did-you-mean.js';
 import { definitionOf, register, type AnyCommandDef, type GroupDef } from './define.js';
 import { installLastResort, report } from './last-resort.js';
@@ -151,7 +151,7 @@ function applyExit(cmd: Command, streams: Streams): void {
     writeErr: (str) => streams.stderr.write(withKnownKeysHidden(str, streams.env)),
     getOutHelpWidth: () => helpWidth(streams.stdout, streams.tty?.stdout ?? !!streams.stdout.isTTY),
     getErrHelpWidth: () => helpWidth(streams.stderr, streams.tty?.stderr ?? !!streams.stderr.isTTY),
-    outputError: (str, write) => write(usageLine(str, cmd, (t) => withKnownKeysHidden(t, streams.env))),
+    outputError: (str, write) => write(usageLine(str, cmd, (t) => withKnownKeysHidden(t, streams.env), !stdinIsTerminal(streams))),
   });
   // Help names docs pages (docs/keys.md): for its reader, files of the installed package, said by their paths.
   cmd.configureHelp({ ...cmd.configureHelp(), ...docsInHelp, ...narrowItems });

@@ -1,11 +1,14 @@
 /**
- * `text`'s words with one space between, cut at `max` characters: what `text.replace(/\s+/g, ' ').trim().slice(0, max)`
- * gives, read no further than those words. That replace copies the whole text, with a part per match on the way (a
- * 20 MB prompt took ~370 MB more to title its conversation).
+ * `text`'s words with one space between, in at most `max` characters; cut, it ends in "…" (counted in `max`, never
+ * after half an emoji), so that a title or a summary shows it was cut. What `text.replace(/\s+/g, ' ').trim()` gives,
+ * read no further than those words: that replace copies the whole text, with a part per match on the way (a 20 MB
+ * prompt took ~370 MB more to title its conversation).
  */
 export function firstWords(text: string, max: number): string {
   const word = /\S+/g;
   let out = '';
-  for (let m; out.length < max && (m = word.exec(text)); ) out += (out ? ' ' : '') + m[0].slice(0, max);
-  return out.slice(0, max);
+  for (let m; out.length <= max && (m = word.exec(text)); ) out += (out ? ' ' : '') + m[0].slice(0, max + 1);
+  if (out.length <= max) return out;
+  const head = out.slice(0, Math.max(0, max - 1)).replace(/[\uD800-\uDBFF]$/, '').trimEnd();
+  return `${head}…`;
 }

@@ -27,10 +27,10 @@ export const keyKind = (secret: string): string => KIND.exec(secret)?.[0] ?? '';
 export const cutStartFloor = (secret: string): number => Math.max(CUT_CHARS, keyKind(secret).length + 1);
 
 /**
- * What follows a text cut short: its end, a line's, a column's (tab), a closing quote. Not an ellipsis: `sk-or-v1-abc...wxyz`
- * is how a service labels a key on purpose (GET /v1/key), and router's own cuts with "…" hide before they cut.
+ * What follows a text cut short: its end, a line's, a column's (tab), a closing quote, router's "…" (a title or a preview
+ * cut when it was kept). Not three dots: `sk-or-v1-abc...wxyz` is how a service labels a key on purpose (GET /v1/key).
  */
-const CUT_END = /^(?:$|[\r\n\t"'`])/;
+const CUT_END = /^(?:$|[\r\n\t"'`…])/;
 
 /**
  * `text` with each secret shown as `****`: whole; where a cut left only its start, that start too: 16 characters or

@@ -12,6 +12,7 @@ import { stateHome } from '../config/state-dir.js';
 import { readLocalText } from '../internal/local-file.js';
 import { isRecord } from '../internal/shape.js';
 import { writeWhole } from '../internal/write-whole.js';
+import { firstWords } from '../internal/first-words.js';
 import { FragmentError } from './errors.js';
 import { checkOptions, optionNames } from '../client/option-names.js';
 
@@ -177,7 +178,7 @@ export class FragmentStore {
     for (const n of names) {
       try {
         const { content, ...rest } = this.get(n.slice(0, 64));
-        kept.push({ ...rest, length: content.length, preview: content.slice(0, 100).replace(/\s+/g, ' ').trim() });
+        kept.push({ ...rest, length: content.length, preview: firstWords(content, 100) });
       } catch (err) {
         // Gone since the folder was read, or damaged: said.
         if (err instanceof FragmentError && err.code === 'damaged') damaged?.(this.file(n.slice(0, 64)));

@@ -41,21 +41,21 @@ describe('a text cut short is cut after its keys are hidden', () => {
   });
 
   it('conversations list and logs: a title cut at 60 characters when it was kept', async () => {
-    // The cut leaves 14 characters: past the key's kind (`sk-rt-other-`, which alone would be shown).
+    // The cut leaves 13 characters and "…": past the key's kind (`sk-rt-other-`, which alone would be shown).
     expect((await run(['chat', '--conversation', 'titled', '--model', 'local/echo', `${'y'.repeat(45)} ${OTHER} end`])).code).toBe(0);
     const list = await run(['conversations', 'list']);
-    expect(list.stdout).toMatch(new RegExp(`^titled\\t.*\\t${'y'.repeat(45)} \\*\\*\\*\\*\\n`, 'm'));
+    expect(list.stdout).toMatch(new RegExp(`^titled\\t.*\\t${'y'.repeat(45)} \\*\\*\\*\\*…\\n`, 'm'));
     const json = await run(['conversations', 'list', '--json']);
-    expect(JSON.parse(json.stdout).find((c: { id: string }) => c.id === 'titled').title).toBe(`${'y'.repeat(45)} ****`);
+    expect(JSON.parse(json.stdout).find((c: { id: string }) => c.id === 'titled').title).toBe(`${'y'.repeat(45)} ****…`);
     for (const r of [list, json, await run(['logs', '--json', '-c', 'titled']), await run(['logs', '-c', 'titled'])]) noKey(r);
   });
 
   it('fragments list: a preview cut at 100 characters', async () => {
     const file = join(t.dir, 'long-note.txt');
-    writeFileSync(file, `${'z'.repeat(86)} ${OTHER} end\n`);
+    writeFileSync(file, `${'z'.repeat(85)} ${OTHER} end\n`);
     expect((await run(['fragments', 'set', 'long-note', file])).code).toBe(0);
     const r = await run(['fragments', 'list']);
-    expect(r.stdout).toMatch(new RegExp(`\\t${'z'.repeat(86)} \\*\\*\\*\\*\\n`));
+    expect(r.stdout).toMatch(new RegExp(`\\t${'z'.repeat(85)} \\*\\*\\*\\*…\\n`));
     noKey(r);
     noKey(await run(['fragments', 'list', '--json']));
   });

@@ -11,8 +11,25 @@ import { writeWhole } from '../../src/internal/write-whole.js';
 // A conversation started by a very large prompt (task c8): kept without copies of it many times over.
 
 it('a title is the first words, spaces made one, as the whole text with every run of white space replaced would give', () => {
-  const texts = ['', '   ', 'one', '  two  words  ', '\n\ttabs\u00a0and\u2028lines\r\n', 'x'.repeat(100), `${'a '.repeat(40)}end`, `  ${'word '.repeat(30)}`, `${'é'.repeat(59)}😀 tail`, `${'w'.repeat(59)} 😀`];
-  for (const text of texts) expect(newConversationRecord('m', text).title, JSON.stringify(text)).toBe(text.replace(/\s+/g, ' ').trim().slice(0, 60));
+  const texts = ['', '   ', 'one', '  two  words  ', '\n\ttabs\u00a0and\u2028lines\r\n', 'x'.repeat(60), `${'a '.repeat(29)}ab`, `  ${'word '.repeat(12)}`];
+  for (const text of texts) expect(newConversationRecord('m', text).title, JSON.stringify(text)).toBe(text.replace(/\s+/g, ' ').trim());
+});
+
+it('a title cut shows it: 60 characters at most, the last "…", never half an emoji', () => {
+  const cases: [string, string][] = [
+    ['x'.repeat(100), `${'x'.repeat(59)}…`],
+    ['x'.repeat(61), `${'x'.repeat(59)}…`],
+    [`${'a '.repeat(40)}end`, `${'a '.repeat(29)}a…`],
+    [`${'x'.repeat(58)} yy`, `${'x'.repeat(58)}…`],
+    [`${'x'.repeat(60)} more`, `${'x'.repeat(59)}…`],
+    [`${'é'.repeat(58)}😀 tail`, `${'é'.repeat(58)}…`],
+    [`${'w'.repeat(59)} 😀`, `${'w'.repeat(59)}…`],
+  ];
+  for (const [text, title] of cases) {
+    const got = newConversationRecord('m', text).title;
+    expect(got, JSON.stringify(text)).toBe(title);
+    expect(got.length).toBeLessThanOrEqual(60);
+  }
 });
 
 /** Saves a new conversation of `words` repeated `times` in a child whose heap is `heapMb`; its exit status and file. */
@@ -33,7 +50,7 @@ function saveInSmallHeap(heapMb: number, words: string, times: number) {
 it('a conversation of a 20 MB prompt is titled and kept within a 48 MB heap', () => {
   // Was: out of memory titling it (the whole text copied with a part per white space: ~370 MB more), even with 200 MB.
   const kept = JSON.parse(saveInSmallHeap(48, 'lorem ipsum dolor sit amet ', 800000));
-  expect(kept.title).toBe('lorem ipsum dolor sit amet '.repeat(3).slice(0, 60));
+  expect(kept.title).toBe(`${'lorem ipsum dolor sit amet '.repeat(3).slice(0, 59)}…`);
   expect(kept.messages[0].content).toHaveLength(27 * 800000);
 });
 

@@ -3,6 +3,7 @@
  * command, another tool's name for one, text meant as a prompt), and the help to read.
  */
 import type { Command } from '../commander.js';
+import { definitionOf, type ArgSpec } from '../define.js';
 import { closest, didYouMean } from '../../internal/did-you-mean.js';
 import { visible } from '../../internal/visible.js';
 import { oneWordPrompt, otherToolsHint } from './other-tools-words.js';
@@ -71,8 +72,16 @@ function choiceHint(text: string, cmd: Command): string {
   return didYouMean(command[1]!, cmd.commands.map((c) => c.name())) || (cmd.parent ? '' : oneWordPrompt(command[1]!, Object.entries(COMMAND_ALIASES).flat(2)));
 }
 
+/** A missing argument that "-" stands in for, while stdin is piped: the user meant stdin, and "-" says so. */
+function stdinHint(text: string, cmd: Command, stdinPiped: boolean): string {
+  const name = stdinPiped && /^missing required argument '([^']+)'$/.exec(text)?.[1];
+  const def = name && definitionOf(cmd);
+  const arg = def && 'run' in def ? (def.args as readonly ArgSpec[] | undefined)?.find((a) => a.name.replace(/[<>[\].]/g, '') === name) : undefined;
+  return arg?.stdin ? ` (stdin is piped: give - to read it, as in ${commandPath(cmd)} -)` : '';
+}
+
 /** Commander's message as one line (its "did you mean …?" kept), then where to look. */
-export function usageLine(message: string, cmd: Command, hide: (text: string) => string = (t) => t): string {
+export function usageLine(message: string, cmd: Command, hide: (text: string) => string = (t) => t, stdinPiped = false): string {
   const [first, ...rest] = message.trim().split('\n').map((l) => l.trim()).filter(Boolean);
   // commander's "argument 'x' is invalid." joined to the parser's reason reads as one clause.
   const text = [first!.replace(/^error:\s*/, ''), ...rest]
@@ -84,6 +93,6 @@ export function usageLine(message: string, cmd: Command, hide: (text: string) =>
     .replace(/\(Did you mean /g, '(did you mean ')
     .replace(/\.$/, '');
   // The input it quotes as io.error shows it: keys hidden, control characters escaped, then a long value (a model id of 5,000 characters) cut.
-  const shown = visible(hide(text + choiceHint(text, cmd))).replace(/'([^']{101,})'/g, (_, v: string) => `'${[...v].slice(0, 100).join('')}…'`);
+  const shown = visible(hide(text + choiceHint(text, cmd) + stdinHint(text, cmd, stdinPiped))).replace(/'([^']{101,})'/g, (_, v: string) => `'${[...v].slice(0, 100).join('')}…'`);
   return `error: ${shown}; see "${commandPath(cmd)} --help"\n`;
 }

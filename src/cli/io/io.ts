@@ -31,6 +31,12 @@ export interface Streams {
   stdinFd?: number;
 }
 
+export function stdinIsTerminal(streams: Streams): boolean {
+  const fd = streams.stdinFd;
+  // For a file, process.stdin would be a file stream (its modules, ~2 ms) built only to say no.
+  return streams.tty?.stdin ?? (fd === undefined ? !!streams.stdin.isTTY : isatty(fd));
+}
+
 export function processStreams(): Streams {
   return {
     // Made on first use: process.stdin builds a stream (and loads its modules), ~7 ms of every start.
@@ -107,11 +113,7 @@ export class IO {
   /** stdin, and the facts about it, looked at only by the commands that read it (see processStreams). */
   get stdin(): InStream { return this.streams.stdin; }
 
-  get stdinTTY(): boolean {
-    const fd = this.streams.stdinFd;
-    // For a file, process.stdin would be a file stream (its modules, ~2 ms) built only to say no.
-    return this.streams.tty?.stdin ?? (fd === undefined ? !!this.streams.stdin.isTTY : isatty(fd));
-  }
+  get stdinTTY(): boolean { return stdinIsTerminal(this.streams); }
 
   get stdinFd(): number | undefined { return this.streams.stdinFd; }
 

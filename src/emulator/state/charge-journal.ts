@@ -21,6 +21,7 @@
  * Segments below it are leftovers of a kill before their deletion, skipped and deleted by the save
  * the start makes. A line cut short (a crash, a full disk) is skipped and never joins the next.
  */
+import { saySkippedLines } from './damaged-lines.js';
 import { close, closeSync, fstatSync, open, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -131,18 +132,22 @@ export class ChargeJournal {
     const entries: JournalEntry[] = [];
     for (const n of [...this.onDisk].sort((a, b) => a - b)) {
       if (n > 0 && n < this.floor) continue;
+      let skipped = 0;
       for (const line of readFileSync(join(this.dir, segmentName(n)), 'utf8').split('\n')) {
         let entry: unknown;
         try {
           entry = JSON.parse(line);
         } catch {
-          continue; // an empty line, or one cut short by a full disk: never a charge half made
+          if (line.trim()) skipped++; // cut short by a crash or a full disk, or edited: never a charge half made
+          continue;
         }
-        if (isRecord(entry) && isFiniteNumber(entry.s) && typeof entry.w === 'string' && isFiniteNumber(entry.c) && entry.s > this.seq) {
+        if (!(isRecord(entry) && isFiniteNumber(entry.s) && typeof entry.w === 'string' && isFiniteNumber(entry.c))) skipped++;
+        else if (entry.s > this.seq) {
           entries.push(entry as unknown as JournalEntry);
           this.seq = entry.s;
         }
       }
+      saySkippedLines(join(this.dir, segmentName(n)), skipped);
     }
     return entries;
   }

@@ -1,3 +1,4 @@
+import { saySkippedLines } from './damaged-lines.js';
 import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readFileSync, renameSync, write, writeSync } from 'node:fs';
 import { lineAt } from './line-at.js';
 import { join } from 'node:path';
@@ -84,17 +85,19 @@ export class GenerationFile {
     for (const path of [this.old, this.file]) {
       if (!existsSync(path)) continue;
       const buf = readFileSync(path);
-      let lines = 0;
+      let [lines, skipped] = [0, 0];
       for (let start = 0; start < buf.length; ) {
         const nl = buf.indexOf(10, start);
         const end = nl < 0 ? buf.length : nl;
         const got = keptOf(buf.toString('utf8', start, end));
         if (got) this.index(got.id, start, path === this.old);
+        else if (buf.toString('utf8', start, end).trim()) skipped++;
         if (nl < 0) break;
         lines++;
         start = nl + 1;
       }
       if (path === this.file) [this.lines, this.torn, this.size] = [lines, buf.length > 0 && buf[buf.length - 1] !== 10, buf.length];
+      saySkippedLines(path, skipped);
     }
   }
 

@@ -12,7 +12,7 @@ const create = defineCommand({
   jsonFields: BATCH,
   summary: 'create a batch from a JSONL file of requests',
   description: 'create a batch from a JSONL file: one {"custom_id", "body"} (or {"custom_id", "method", "url", "body"}) per line',
-  args: [{ name: '<file>', help: 'JSONL file, or - for stdin', complete: 'files' }],
+  args: [{ name: '<file>', help: 'JSONL file, or - for stdin', complete: 'files', stdin: true }],
   flags: CREATE_FLAGS,
   notes: `Limits: at most ${BATCH_MAX_REQUESTS} requests and 200 MB (200,000,000 bytes) of request body. Every line is checked before anything is sent. The new batch id is always printed (on stderr with --watch). With --watch and no --results, the batch once it ends: piped, one tab-separated line as batch list prints it.`,
   examples: [
