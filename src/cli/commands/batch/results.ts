@@ -90,9 +90,17 @@ export function sinkOf(io: IO, target: ResultsTarget): ResultsSink {
   };
 }
 
-/** A batch that ended goes to the usage ledger with its usage (the report keeps the latest record of each batch). */
-export function logBatch(ctx: Pick<RunContext<unknown>, 'logUsage'>, b: Pick<Batch, 'id' | 'model' | 'status' | 'usage'>): void {
-  if (isTerminalBatchStatus(b.status)) ctx.logUsage({ endpoint: '/v1/batches', model: b.model, batch_id: b.id, ...usageFields(b.usage as Record<string, unknown> | undefined) });
+/**
+ * A batch that ended goes to the usage ledger with its usage (the report keeps the latest record of each batch); its
+ * cost, once there, lets its budget hold go. One that ended with no request completed (failed, expired, cancelled) cost
+ * nothing, though its usage names no cost (the deployed service's is null unless completed): 0. One whose completed
+ * requests' cost nothing names stays held (its bound, 48 hours).
+ */
+export function logBatch(ctx: Pick<RunContext<unknown>, 'logUsage'>, b: Pick<Batch, 'id' | 'model' | 'status' | 'usage'> & { request_counts?: Partial<Batch['request_counts']> | undefined }): void {
+  if (!isTerminalBatchStatus(b.status)) return;
+  const used = usageFields(b.usage as Record<string, unknown> | undefined);
+  if (used.cost === undefined && b.request_counts?.completed === 0) used.cost = 0;
+  ctx.logUsage({ endpoint: '/v1/batches', model: b.model, batch_id: b.id, ...used });
 }
 
 /** Results written over the requests file would replace the requests (and a job could never be resumed). */
