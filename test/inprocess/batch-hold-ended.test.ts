@@ -107,6 +107,7 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       expect(b.usage).toBeNull();
       expect(lines[0].cost).toBeUndefined();
       expect(existsSync(holdOf(state, id))).toBe(true);
+      expect(got.stderr).toBe(`note: ${id} ended expired and the service names no cost for its completed requests: its bound stays held against the budgets for 48 hours after it was made\n`);
     }
   });
 });
