@@ -7,7 +7,8 @@ import { usage } from '../../exit-codes.js';
 import type { IO } from '../../io/io.js';
 import { sameFile, type OutputFile } from '../../io/output-file.js';
 import type { RunContext } from '../../run.js';
-import { usageFields } from '../../../kit/spend/ledger.js';
+import { batchHoldPath, usageFields } from '../../../kit/spend/ledger.js';
+import { existsSync } from 'node:fs';
 import { counted, grouped } from '../../../internal/counted.js';
 
 /** Where results go: an output file opened (and checked) before anything is sent, or stdout. */
@@ -90,9 +91,21 @@ export function sinkOf(io: IO, target: ResultsTarget): ResultsSink {
   };
 }
 
-/** A batch that ended goes to the usage ledger with its usage (the report keeps the latest record of each batch). */
-export function logBatch(ctx: Pick<RunContext<unknown>, 'logUsage'>, b: Pick<Batch, 'id' | 'model' | 'status' | 'usage'>): void {
-  if (isTerminalBatchStatus(b.status)) ctx.logUsage({ endpoint: '/v1/batches', model: b.model, batch_id: b.id, ...usageFields(b.usage as Record<string, unknown> | undefined) });
+/**
+ * A batch that ended goes to the usage ledger with its usage (the report keeps the latest record of each batch); its
+ * cost, once there, lets its budget hold go. One that ended with no request completed (failed, expired, cancelled) cost
+ * nothing, though its usage names no cost (the deployed service's is null unless completed): 0. One whose completed
+ * requests' cost nothing names stays held (its bound, 48 hours).
+ */
+export function logBatch(ctx: Pick<RunContext<unknown>, 'logUsage' | 'io' | 'env'>, b: Pick<Batch, 'id' | 'model' | 'status' | 'usage'> & { request_counts?: Partial<Batch['request_counts']> | undefined }): void {
+  if (!isTerminalBatchStatus(b.status)) return;
+  const used = usageFields(b.usage as Record<string, unknown> | undefined);
+  if (used.cost === undefined && b.request_counts?.completed === 0) used.cost = 0;
+  ctx.logUsage({ endpoint: '/v1/batches', model: b.model, batch_id: b.id, ...used });
+  // Said, as the budgets stay lowered by it: the service names no cost of the requests that completed.
+  if (used.cost === undefined && existsSync(batchHoldPath(ctx.env, b.id))) {
+    ctx.io.note(`note: ${b.id} ended ${b.status} and the service names no cost for its completed requests: its bound stays held against the budgets for 48 hours after it was made`);
+  }
 }
 
 /** Results written over the requests file would replace the requests (and a job could never be resumed). */

@@ -154,7 +154,7 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
       }
     },
     settled: (job) => {
-      for (const s of job.shards) if (s.batch_id && s.status) logBatch(ctx, { id: s.batch_id, model: job.model, status: s.status as Batch['status'], usage: s.usage ?? null });
+      for (const s of job.shards) if (s.batch_id && s.status) logBatch(ctx, { id: s.batch_id, model: job.model, status: s.status as Batch['status'], usage: s.usage ?? null, request_counts: s.request_counts });
     },
     stopped: (job) => {
       spinner?.stop();
