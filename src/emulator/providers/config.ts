@@ -123,31 +123,34 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = ()
   return { name, baseUrl: baseUrl.href.replace(/\/+$/, ''), apiKey, ...(typeof raw.api_key_env === 'string' && { keyEnv: raw.api_key_env }), models, timeoutMs, ...(firstEventMs !== undefined && { firstEventMs }), idleMs, maxAnswerBytes: Math.round(maxMb * 2 ** 20), responses: raw.responses === true };
 }
 
+/** Each `key.<chat model id>: value` of a provider's map `raw` (one to each of its chat models), given with its model. */
+function perChatModel(raw: unknown, models: ProviderModel[], where: string, key: string, values: string, each: (model: ProviderModel, value: unknown, at: string) => void): void {
+  if (raw === undefined) return;
+  if (!isObj(raw)) throw new ProvidersFileError(`${where}: ${key} must map chat model ids to ${values}`);
+  for (const [id, value] of Object.entries(raw)) {
+    const model = models.find((m) => m.id === id && (m.kind ?? 'chat') === 'chat');
+    if (!model) throw new ProvidersFileError(`${where}: ${key}.${id} names a model that is not among its chat models`);
+    each(model, value, `${where}: ${key}.${id}`);
+  }
+}
+
 /** `max_completion_tokens`: a chat model's most tokens per answer, set on its entry in `models`. */
 function limitsOf(raw: unknown, models: ProviderModel[], where: string): void {
-  if (raw === undefined) return;
-  if (!isObj(raw)) throw new ProvidersFileError(`${where}: max_completion_tokens must map chat model ids to a number of tokens`);
-  for (const [id, n] of Object.entries(raw)) {
-    const model = models.find((m) => m.id === id && (m.kind ?? 'chat') === 'chat');
-    if (!model) throw new ProvidersFileError(`${where}: max_completion_tokens.${id} names a model that is not among its chat models`);
-    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) throw new ProvidersFileError(`${where}: max_completion_tokens.${id} must be a whole number of tokens, 1 or more`);
+  perChatModel(raw, models, where, 'max_completion_tokens', 'a number of tokens', (model, n, at) => {
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) throw new ProvidersFileError(`${at} must be a whole number of tokens, 1 or more`);
     model.maxCompletionTokens = n;
-  }
+  });
 }
 
 /** `supported_parameters`: the request parameters a chat model is listed as taking, in place of UPSTREAM_CHAT_PARAMETERS. */
 function parametersOf(raw: unknown, models: ProviderModel[], where: string): void {
-  if (raw === undefined) return;
-  if (!isObj(raw)) throw new ProvidersFileError(`${where}: supported_parameters must map chat model ids to lists of parameter names`);
-  for (const [id, names] of Object.entries(raw)) {
-    const model = models.find((m) => m.id === id && (m.kind ?? 'chat') === 'chat');
-    if (!model) throw new ProvidersFileError(`${where}: supported_parameters.${id} names a model that is not among its chat models`);
-    if (!Array.isArray(names)) throw new ProvidersFileError(`${where}: supported_parameters.${id} must be a list of parameter names, such as [temperature, tools]`);
+  perChatModel(raw, models, where, 'supported_parameters', 'lists of parameter names', (model, names, at) => {
+    if (!Array.isArray(names)) throw new ProvidersFileError(`${at} must be a list of parameter names, such as [temperature, tools]`);
     // A typo would hide the model from `router models --supports` for the name meant.
     const odd = names.find((n) => typeof n !== 'string' || !PARAMETER_NAMES.includes(n));
-    if (odd !== undefined) throw new ProvidersFileError(`${where}: supported_parameters.${id}: unknown parameter "${String(odd)}" (known: ${PARAMETER_NAMES.join(', ')})`);
+    if (odd !== undefined) throw new ProvidersFileError(`${at}: unknown parameter "${String(odd)}" (known: ${PARAMETER_NAMES.join(', ')})`);
     model.parameters = inListOrder(names as string[]);
-  }
+  });
 }
 
 /** A providers file's text, checked whole: the first mistake is one line that names where it is. */
