@@ -41,6 +41,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Agent } from 'undici';
 import { BIN, ROOT, WORK, startEmulator, report } from './lib.mjs';
+import { raisePriority } from './realtime.mjs';
 
 const BEFORE = process.env.BENCH_GATEWAY_BEFORE;
 /** Node flags for one build's gateway only (an experiment: `--max-semi-space-size=64`): BENCH_GATEWAY_NODE_ARGS this build's, BENCH_GATEWAY_BEFORE_NODE_ARGS the before side's. */
@@ -367,66 +368,72 @@ export const gatewaySections = {
       for (const target of [gateway, before, relay].filter(Boolean)) {
         for (const stream of kinds) await closed(agent, target, JSON.stringify({ model: stream ? 'bench/lorem' : 'bench/echo', stream, messages: [{ role: 'user', content: stream ? 'write 20 words' : 'hi' }] }), 8, WARM);
       }
-      for (const stream of [false, true]) {
-        for (const perSecond of [100, 500]) {
-          if (!rowWanted(stream, perSecond)) continue;
-          const ask = (model) => JSON.stringify({ model, stream, messages: [{ role: 'user', content: stream ? 'write 20 words' : 'hi' }] });
-          // Each through side keeps the direct side's times of the windows it was measured in (`base`).
-          const side = (target, model) => ({ into: [], base: [], target, body: ask(model) });
-          const direct = side(upstream, stream ? 'local/lorem' : 'local/echo');
-          const via = side(gateway, stream ? 'bench/lorem' : 'bench/echo');
-          const viaBefore = before && side(before, stream ? 'bench/lorem' : 'bench/echo');
-          const viaRelay = side(relay, stream ? 'bench/lorem' : 'bench/echo');
-          const through = [via, viaBefore, viaRelay].filter(Boolean);
-          // Per request (SLICE_MS 0): a window a through side, its requests and direct ones by turns, each
-          // at the row's rate; in slices: every side in one window, as before.
-          const windows = SLICE_MS > 0 ? [[direct, ...through]] : through.map((t) => [direct, t]);
-          // One window of each unmeasured: connections opened (a first round measured seconds, not ms); code warm above.
-          for (const sides of windows) await openLoop(agent, sides, perSecond);
-          for (let round = 0; round < ROUNDS; round++) {
-            // Each round starts with the next window, and each window with the next side: every side in
-            // every place by turns. With a before side in slices, the two builds swap places every other
-            // round: each follows direct, and precedes the relay, as often as the other (an A/A run, one
-            // build in both, then differs only by noise; without the swap the worse p99s moved with the
-            // place, not the build, 4 rows of 4).
-            for (let w = 0; w < windows.length; w++) {
-              const sides = windows[(w + round) % windows.length];
-              const placed = before && SLICE_MS > 0 && round % 2 ? [sides[0], sides[2], sides[1], ...sides.slice(3)] : sides;
-              const order = placed.map((_, i) => placed[(i + round) % placed.length]);
-              const times = await openLoop(agent, order, perSecond);
-              const base = times[order.indexOf(direct)];
-              order.forEach((s, i) => s !== direct && (s.into.push(times[i]), s.base.push(base)));
+      const priority = kinds.length ? raisePriority([process.pid, upstream.pid, gateway.pid, before?.pid, relay.pid].filter(Boolean)) : undefined;
+      if (priority) report('latency rows measured under', priority.words, 'info');
+      try {
+        for (const stream of [false, true]) {
+          for (const perSecond of [100, 500]) {
+            if (!rowWanted(stream, perSecond)) continue;
+            const ask = (model) => JSON.stringify({ model, stream, messages: [{ role: 'user', content: stream ? 'write 20 words' : 'hi' }] });
+            // Each through side keeps the direct side's times of the windows it was measured in (`base`).
+            const side = (target, model) => ({ into: [], base: [], target, body: ask(model) });
+            const direct = side(upstream, stream ? 'local/lorem' : 'local/echo');
+            const via = side(gateway, stream ? 'bench/lorem' : 'bench/echo');
+            const viaBefore = before && side(before, stream ? 'bench/lorem' : 'bench/echo');
+            const viaRelay = side(relay, stream ? 'bench/lorem' : 'bench/echo');
+            const through = [via, viaBefore, viaRelay].filter(Boolean);
+            // Per request (SLICE_MS 0): a window a through side, its requests and direct ones by turns, each
+            // at the row's rate; in slices: every side in one window, as before.
+            const windows = SLICE_MS > 0 ? [[direct, ...through]] : through.map((t) => [direct, t]);
+            // One window of each unmeasured: connections opened (a first round measured seconds, not ms); code warm above.
+            for (const sides of windows) await openLoop(agent, sides, perSecond);
+            for (let round = 0; round < ROUNDS; round++) {
+              // Each round starts with the next window, and each window with the next side: every side in
+              // every place by turns. With a before side in slices, the two builds swap places every other
+              // round: each follows direct, and precedes the relay, as often as the other (an A/A run, one
+              // build in both, then differs only by noise; without the swap the worse p99s moved with the
+              // place, not the build, 4 rows of 4).
+              for (let w = 0; w < windows.length; w++) {
+                const sides = windows[(w + round) % windows.length];
+                const placed = before && SLICE_MS > 0 && round % 2 ? [sides[0], sides[2], sides[1], ...sides.slice(3)] : sides;
+                const order = placed.map((_, i) => placed[(i + round) % placed.length]);
+                const times = await openLoop(agent, order, perSecond);
+                const base = times[order.indexOf(direct)];
+                order.forEach((s, i) => s !== direct && (s.into.push(times[i]), s.base.push(base)));
+              }
             }
-          }
-          const how = SLICE_MS > 0 ? ` in ${SLICE_MS} ms slices by turns with direct` : ', per request by turns with direct';
-          // #43 states its goal at 500/s. At 100/s every process sleeps between requests and each hop
-          // wakes one: the whole path is slower, the direct call and the bare relay as much as the
-          // gateway (docs/gateway-internals.md, Overhead). The 100/s rows are shown; the goal is not applied to them.
-          const atGoalRate = perSecond === 500;
-          const what = `gateway added latency, ${stream ? 'streamed' : 'not streamed'}, ${perSecond}/s${how}${atGoalRate ? '' : ' (goal stated at 500/s)'}`;
-          for (const [p, goal] of [[0.5, 1], [0.99, 3]]) {
-            const a = added(via.into, via.base, p);
-            const label = `${what}: p${p * 100}`;
-            // Met only when the pooled 90% interval is within the goal too: a median under it by chance is not shown met.
-            const all = pooled(via.into, via.base, p);
-            const noise = a.low < -goal ? '; noise wider than the goal: not shown met' : all.high > goal ? `; pooled 90% interval to ${all.high.toFixed(2)}: not shown met` : '';
-            report(label, `${a.median.toFixed(2)} ms (${a.via.toFixed(2)} vs ${a.direct.toFixed(2)}; ${a.spread}${noise})`, atGoalRate ? `<= ${goal} ms` : 'info', a.median <= goal && !noise);
-            report(`  pooled over the rounds, by rounds resampled`, interval(all), 'info');
-            if (before) {
-              const b = added(viaBefore.into, viaBefore.base, p);
-              report(`  the same through BENCH_GATEWAY_BEFORE`, `${b.median.toFixed(2)} ms (${b.via.toFixed(2)} vs ${b.direct.toFixed(2)}; ${b.spread})`, 'info');
-              report(`    pooled; this build minus BENCH_GATEWAY_BEFORE, pooled`, `${interval(pooled(viaBefore.into, viaBefore.base, p))}; ${interval(pooled(via.into, viaBefore.into, p))}`, 'info');
+            const how = SLICE_MS > 0 ? ` in ${SLICE_MS} ms slices by turns with direct` : ', per request by turns with direct';
+            // #43 states its goal at 500/s. At 100/s every process sleeps between requests and each hop
+            // wakes one: the whole path is slower, the direct call and the bare relay as much as the
+            // gateway (docs/gateway-internals.md, Overhead). The 100/s rows are shown; the goal is not applied to them.
+            const atGoalRate = perSecond === 500;
+            const what = `gateway added latency, ${stream ? 'streamed' : 'not streamed'}, ${perSecond}/s${how}${atGoalRate ? '' : ' (goal stated at 500/s)'}`;
+            for (const [p, goal] of [[0.5, 1], [0.99, 3]]) {
+              const a = added(via.into, via.base, p);
+              const label = `${what}: p${p * 100}`;
+              // Met only when the pooled 90% interval is within the goal too: a median under it by chance is not shown met.
+              const all = pooled(via.into, via.base, p);
+              const noise = a.low < -goal ? '; noise wider than the goal: not shown met' : all.high > goal ? `; pooled 90% interval to ${all.high.toFixed(2)}: not shown met` : '';
+              report(label, `${a.median.toFixed(2)} ms (${a.via.toFixed(2)} vs ${a.direct.toFixed(2)}; ${a.spread}${noise})`, atGoalRate ? `<= ${goal} ms` : 'info', a.median <= goal && !noise);
+              report(`  pooled over the rounds, by rounds resampled`, interval(all), 'info');
+              if (before) {
+                const b = added(viaBefore.into, viaBefore.base, p);
+                report(`  the same through BENCH_GATEWAY_BEFORE`, `${b.median.toFixed(2)} ms (${b.via.toFixed(2)} vs ${b.direct.toFixed(2)}; ${b.spread})`, 'info');
+                report(`    pooled; this build minus BENCH_GATEWAY_BEFORE, pooled`, `${interval(pooled(viaBefore.into, viaBefore.base, p))}; ${interval(pooled(via.into, viaBefore.into, p))}`, 'info');
+              }
+              const r = added(viaRelay.into, viaRelay.base, p);
+              report(`  the same through a bare relay (bench/bare-relay.mjs)`, `${r.median.toFixed(2)} ms (${r.via.toFixed(2)} vs ${r.direct.toFixed(2)}; ${r.spread}); the gateway ${(a.median - r.median).toFixed(2)} ms beyond it`, 'info');
+              report(`    pooled; the gateway minus the bare relay, pooled`, `${interval(pooled(viaRelay.into, viaRelay.base, p))}; ${interval(pooled(via.into, viaRelay.into, p))}`, 'info');
             }
-            const r = added(viaRelay.into, viaRelay.base, p);
-            report(`  the same through a bare relay (bench/bare-relay.mjs)`, `${r.median.toFixed(2)} ms (${r.via.toFixed(2)} vs ${r.direct.toFixed(2)}; ${r.spread}); the gateway ${(a.median - r.median).toFixed(2)} ms beyond it`, 'info');
-            report(`    pooled; the gateway minus the bare relay, pooled`, `${interval(pooled(viaRelay.into, viaRelay.base, p))}; ${interval(pooled(via.into, viaRelay.into, p))}`, 'info');
-          }
-          if (retried.size) {
-            const count = (t) => retried.get(t.api_root) ?? 0;
-            report(`  asked again after a closed kept-alive connection (direct, gateway${before ? ', before' : ''}, bare relay)`, [direct, ...through].map((s) => count(s.target)).join(', '), 'info');
-            retried.clear();
+            if (retried.size) {
+              const count = (t) => retried.get(t.api_root) ?? 0;
+              report(`  asked again after a closed kept-alive connection (direct, gateway${before ? ', before' : ''}, bare relay)`, [direct, ...through].map((s) => count(s.target)).join(', '), 'info');
+              retried.clear();
+            }
           }
         }
+      } finally {
+        priority?.restore();
       }
       if (ROWS && !ROWS.includes('memory') && !ROWS.includes('cpu')) return;
       // CPU per request: the gateway's (parse, route, proxy, relay) beside the upstream's (the answer itself).
