@@ -72,7 +72,7 @@ export function resolveModel(id: unknown, kind: ModelKind, fallback?: string): M
 }
 
 /** Picks the provider for a model under the caller's routing preferences; undefined when none is allowed. */
-export function pickProvider(model: ModelSpec, provider: unknown): string | undefined {
+export function pickProvider(model: ModelSpec, provider: unknown, qualifies: (slug: string) => boolean = () => true): string | undefined {
   if (provider === undefined || provider === null) return model.providers[0];
   if (typeof provider !== 'object' || Array.isArray(provider)) bad('provider must be an object');
   const p = provider as { only?: unknown; ignore?: unknown; order?: unknown } & Body;
@@ -87,7 +87,7 @@ export function pickProvider(model: ModelSpec, provider: unknown): string | unde
   const only = list('only', p.only);
   const ignore = list('ignore', p.ignore) ?? [];
   const order = list('order', p.order) ?? [];
-  let candidates = model.providers.filter((slug) => (!only || only.includes(slug)) && !ignore.includes(slug));
+  let candidates = model.providers.filter((slug) => (!only || only.includes(slug)) && !ignore.includes(slug)).filter(qualifies);
   candidates = [...order.filter((s) => candidates.includes(s)), ...candidates.filter((s) => !order.includes(s))];
   return candidates[0];
 }

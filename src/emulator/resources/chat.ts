@@ -17,6 +17,7 @@ import { defineRoutes } from '../http/routes.js';
 import type { ChatGateway } from '../providers/types.js';
 import { keepContent } from './generation-content.js';
 import { recordGeneration } from './generations.js';
+import { fakeQualifies, ruledOut } from '../routing/provider-rules.js';
 
 type Body = Record<string, unknown>;
 
@@ -104,10 +105,11 @@ export function route(body: Body, kind: 'chat' | 'speech' | 'embedding'): Routed
   // None is a model here: the first one's 400, as a request naming it alone gets.
   if (skipped.length === candidates.length) resolveModel(chain[0], kind);
   let noProvider = false;
+  const ruled: Parameters<typeof ruledOut>[0] = [];
   for (let i = 0; i < candidates.length; i++) {
     const model = candidates[i]!;
     if ('error' in model) continue;
-    const provider = pickProvider(model, body.provider);
+    const provider = pickProvider(model, body.provider, fakeQualifies(body, kind, model, ruled));
     if (!provider) {
       noProvider = true;
       continue;
@@ -115,6 +117,7 @@ export function route(body: Body, kind: 'chat' | 'speech' | 'embedding'): Routed
     if (model.unavailable) continue;
     return { model, provider, attempt: i + 1, requested: requested ?? model.id, tried: candidates.slice(0, i + 1) };
   }
+  if (noProvider && ruled.length) throw ruledOut(ruled);
   if (noProvider) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
   throw new HttpError(502, 'All providers for the requested models are unavailable', 'provider_unavailable');
 }

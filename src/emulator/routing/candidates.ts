@@ -4,6 +4,7 @@ import type { LocalModels } from '../providers/local.js';
 import type { ProviderAdapter, ProviderModel } from '../providers/types.js';
 import type { Attempt } from './attempt.js';
 import { notAModelOfKind } from '../models/model-kind-words.js';
+import { rulesOf, whyNot } from './provider-rules.js';
 
 type Body = Record<string, unknown>;
 
@@ -27,10 +28,12 @@ interface Prefs {
   order: string[];
   allowFallbacks: boolean;
   sort?: string;
+  /** `sort.partition: "none"` (or the deprecated `route: "sort"`): every model's endpoints sorted together. */
+  together: boolean;
 }
 
-function prefsOf(provider: unknown): Prefs {
-  if (provider === undefined || provider === null) return { ignore: [], order: [], allowFallbacks: true };
+function prefsOf(provider: unknown, route: unknown): Prefs {
+  if (provider === undefined || provider === null) return { ignore: [], order: [], allowFallbacks: true, together: false };
   if (typeof provider !== 'object' || Array.isArray(provider)) bad('provider must be an object');
   const p = provider as Body;
   for (const flag of ['allow_fallbacks', 'zdr']) {
@@ -43,7 +46,14 @@ function prefsOf(provider: unknown): Prefs {
     return v as string[];
   };
   const sort = typeof p.sort === 'string' ? p.sort : ((p.sort as Body | null)?.by as string | undefined);
-  return { only: list('only'), ignore: list('ignore') ?? [], order: list('order') ?? [], allowFallbacks: p.allow_fallbacks !== false, sort };
+  // The gateway measures no latency or throughput of its upstreams: a sort by them is refused, not ignored.
+  if (sort !== undefined && sort !== null && sort !== 'price') bad(`provider.sort ${JSON.stringify(sort)}: this gateway measures no latency or throughput of its providers; sort by "price", or rank them with provider.order`);
+  for (const key of ['preferred_max_latency', 'preferred_min_throughput']) {
+    if (p[key] !== undefined && p[key] !== null) bad(`provider.${key}: this gateway measures no latency or throughput of its providers; leave it out, or rank them with provider.order`);
+  }
+  const partition = (p.sort as Body | null)?.partition ?? (route === 'sort' ? 'none' : route === 'fallback' ? 'model' : undefined);
+  if (partition !== undefined && partition !== null && partition !== 'model' && partition !== 'none') bad('provider.sort.partition must be one of model, none');
+  return { only: list('only'), ignore: list('ignore') ?? [], order: list('order') ?? [], allowFallbacks: p.allow_fallbacks !== false, sort, together: partition === 'none' };
 }
 
 /** The models asked, in order: `model`, then the `models` fallbacks. */
@@ -92,7 +102,8 @@ export interface Catalog {
  */
 export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: string) => string | undefined, kind: 'chat' | 'embedding' | 'speech' = 'chat', passed: Attempt[] = []): Candidate[] {
   checkModelsList(body);
-  const prefs = prefsOf(body.provider);
+  const prefs = prefsOf(body.provider, body.route);
+  const rules = rulesOf(body, kind);
   let chain = modelChain(body);
   if (!chain.length) {
     if (!catalog.local) bad('model is required');
@@ -123,6 +134,11 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
     }
     known++;
     let allowed = prefs.only || prefs.ignore.length ? offered.filter((c) => (!prefs.only || prefs.only.includes(c.slug)) && !prefs.ignore.includes(c.slug)) : offered;
+    if (rules) allowed = allowed.filter((c) => {
+      const not = whyNot(c, rules, c.adapter === catalog.local);
+      if (not) unknown.push({ provider: c.slug, model: id, error: not.why, status: 404, unasked: not.rule });
+      return !not;
+    });
     if (prefs.sort === 'price') allowed = [...allowed].sort((a, b) => priceOf(a) - priceOf(b));
     const rank = (c: Candidate) => {
       const i = prefs.order.indexOf(c.slug);
@@ -137,6 +153,8 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
     out.push(...allowed);
   }
   if (!known) bad(unknown[0]!.error);
+  // Sorted together, the fallback models' endpoints among the first's (a stable sort: each model's order kept at a tie).
+  if (prefs.together && prefs.sort === 'price') out.sort((a, b) => priceOf(a) - priceOf(b));
   passed.push(...unknown);
   return out;
 }

@@ -34,11 +34,11 @@ const lasting = (err: ProviderFailure) =>
  */
 export function allFailed(passed: Attempt[], fields?: Record<string, unknown>): HttpError {
   // What the providers asked said decides it: an unknown id of the models list passed over is only named.
-  const asked = passed.filter((a) => !a.unknown);
+  const asked = passed.filter((a) => !a.unknown && !a.unasked);
   // On replay with no cassette for any of them: the request was never recorded, said as the first miss.
   if (asked.length && asked.every((a) => a.missing)) return new HttpError(404, asked[0]!.error, 'not_found');
   // The providers asked and what each said first; ids no provider was asked for (unknown, chat-only for Responses) after, as such.
-  const skipped = passed.filter((a) => a.unknown).map((a) => a.error);
+  const skipped = passed.filter((a) => a.unknown || a.unasked).map((a) => a.error);
   const why = asked.length && skipped.length ? `${asked.map((a) => a.error).join('; ')}; passed over, no provider asked: ${skipped.join('; ')}` : passed.map((a) => a.error).join('; ');
   const retryAfter = soonestRetry(asked);
   const headers: Record<string, string> = retryAfter ? { 'retry-after': retryAfter } : {};
@@ -49,7 +49,7 @@ export function allFailed(passed: Attempt[], fields?: Record<string, unknown>): 
 
 /** Waits `ms` before all are asked again; false at once when every failure was a replay's miss (no cassette comes by waiting). */
 export async function pauseAfter(ms: number, passed: Attempt[]): Promise<boolean> {
-  if (passed.every((a) => a.missing || a.unknown)) return false;
+  if (passed.every((a) => a.missing || a.unknown || a.unasked)) return false;
   await new Promise((r) => setTimeout(r, ms).unref());
   return true;
 }
@@ -113,7 +113,8 @@ export function metadataFor(ask: MetadataAsk, body: Record<string, unknown>, can
   // In the chain's order: an id passed over before any provider was asked (candidates.ts) where the list names it,
   // and not at all when it comes after the model that answered (never reached, as the fake models' routing says).
   const at = (a: Attempt) => chain.indexOf(a.model);
-  const reached = (c: Candidate | undefined) => (a: Attempt) => !c || !a.unknown || at(a) < chain.indexOf(c.model.id);
+  // A provider a rule passed over is named up to the model that answered, its own included.
+  const reached = (c: Candidate | undefined) => (a: Attempt) => !c || (!a.unknown && !a.unasked) || at(a) < chain.indexOf(c.model.id) || (!!a.unasked && at(a) === chain.indexOf(c.model.id));
   return (c) => () => gatewayMetadataFields(ask, requested, candidates, c, passed.filter(reached(c)).sort((a, b) => at(a) - at(b)), startedAt, api);
 }
 

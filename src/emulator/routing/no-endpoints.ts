@@ -1,6 +1,8 @@
 /** The 404 of a request whose provider preferences leave no candidate: what they named, and who serves the models. */
 import { HttpError } from '../http/http.js';
 import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
+import type { Attempt } from './attempt.js';
+import { ruledOut } from './provider-rules.js';
 
 type Body = Record<string, unknown>;
 
@@ -9,6 +11,11 @@ const NO_ENDPOINTS = 'No endpoints found matching your provider preferences';
 /** `serves`: which candidates take this endpoint (a provider without Responses does not). */
 export function noEndpoints(body: Body, catalog: Catalog, kind: 'chat' | 'embedding' | 'speech', serves: (c: Candidate) => boolean = () => true): HttpError {
   const served = [...new Set(candidatesFor({ ...body, provider: undefined }, catalog, undefined, kind).filter(serves).map((c) => c.slug))];
+  // The providers a rule of `provider` passed over (only, ignore and the like kept some): each named with why.
+  const passed: Attempt[] = [];
+  candidatesFor(body, catalog, undefined, kind, passed);
+  const ruled = passed.filter((a) => a.unasked && served.includes(a.provider));
+  if (ruled.length) return ruledOut(ruled.map((a) => ({ rule: a.unasked!, why: a.error })));
   const chain = modelChain(body).join(', ');
   const by = served.length ? `served here by ${served.join(', ')}` : 'served here by no provider for this endpoint';
   const only = (body.provider as { only?: unknown } | null | undefined)?.only;
