@@ -147,6 +147,12 @@ describe("the gateway's other provider rules", () => {
       expect(r.json.error.message).toBe(`No endpoints found matching your provider preferences: alpha: ${words}; beta: ${words}`);
     }
     expect(routed(await chat({ provider: { quantizations: ['fp8', 'unknown'], data_collection: 'allow', zdr: false } })).provider).toBe('alpha');
+    // The lists say the same: no upstream's endpoint is a ZDR one (they named every one), the fake models' are.
+    const get = async (path: string) => (await (await fetch(`${gateway.apiRoot}${path}`, { headers: { authorization: `Bearer ${key}` } })).json()) as any;
+    const zdr = (await get('/v1/endpoints/zdr')).data.map((e: { model_id: string }) => e.model_id);
+    expect(zdr).toContain('local/echo');
+    expect(zdr.filter((id: string) => id.startsWith('test/'))).toEqual([]);
+    expect((await get('/v1/models?zdr=true')).data.map((m: { id: string }) => m.id).filter((id: string) => id.startsWith('test/'))).toEqual([]);
   });
 
   it('a sort by latency or throughput, or a preferred latency, is refused: the gateway measures neither', async () => {

@@ -3,7 +3,7 @@ import { HttpError } from '../http/http.js';
 import { defineRoutes } from '../http/routes.js';
 import { listedModel, matchingModels, modelPage } from './model-list.js';
 import { filteredModels } from './model-list-filters.js';
-import { providersOf } from './model-endpoints.js';
+import { providersOf, servedUpstream } from './model-endpoints.js';
 import { MODELS } from '../models/models.js';
 import type { ProviderConfig } from '../providers/config.js';
 import { keyDetails } from './keys.js';
@@ -31,7 +31,7 @@ export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway; provi
       path: '/v1/models',
       access: 'any',
       handler: async (ctx: Ctx) => {
-        const listed = filteredModels(ctx.url, parts.gateway?.listing() ?? MODELS.map(listedModel), { now: ctx.store.now() / 1000, providersOf: (id) => providersOf(parts.providers ?? [], id) });
+        const listed = filteredModels(ctx.url, parts.gateway?.listing() ?? MODELS.map(listedModel), { now: ctx.store.now() / 1000, providersOf: (id) => providersOf(parts.providers ?? [], id), upstream: (id) => servedUpstream(parts.providers ?? [], id) });
         ctx.send(200, modelPage(ctx.url, pageSize, listed));
       },
     },

@@ -64,6 +64,8 @@ export function providersOf(providers: ProviderConfig[], id: string): string[] {
   return upstream.length ? upstream.map((s) => s.provider) : (MODELS.find((m) => m.id === id)?.providers ?? []);
 }
 
+export const servedUpstream = (providers: ProviderConfig[], id: string) => upstreamEndpoints(providers, id).length > 0;
+
 /** A gateway's upstream model's endpoints: one per provider of the providers file that serves it, at that provider's configured prices ('0' where it has none: the upstream's own cost is charged). */
 function upstreamEndpoints(providers: ProviderConfig[], id: string): Served[] {
   return providers.flatMap((p) => p.models.filter((m) => m.id === id).map((m) => ({
@@ -125,16 +127,16 @@ export const modelEndpointRoutes = defineRoutes((parts: { gateway?: ChatGateway;
     },
   },
   {
-    // Every endpoint keeps no prompt past its answer (a request's `provider.zdr: true` is routed to any): all of them, of every listed model.
+    // Every fake endpoint keeps no prompt past its answer (`provider.zdr: true` routes to any); a gateway's upstream's are not listed:
+    // the gateway cannot vouch for what an upstream keeps (its routing passes them over under `provider.zdr: true`).
     method: 'GET',
     path: '/v1/endpoints/zdr',
     access: 'any',
     handler: async (ctx: Ctx) => {
       const listing = parts.gateway?.listing() ?? MODELS.map(listedModel);
       const data = listing.flatMap((listed) => {
-        const upstream = upstreamEndpoints(parts.providers ?? [], listed.id as string);
         const local = MODELS.find((spec) => spec.id === listed.id);
-        return (upstream.length ? upstream : local ? localEndpoints(local) : []).map((s) => endpoint(listed, s));
+        return servedUpstream(parts.providers ?? [], listed.id as string) || !local ? [] : localEndpoints(local).map((s) => endpoint(listed, s));
       });
       ctx.send(200, { data });
     },

@@ -18,6 +18,8 @@ export interface FilterFacts {
   now: number;
   /** The providers that serve a model. */
   providersOf: (id: string) => string[];
+  /** Whether a gateway's upstream serves a model: one whose retention the gateway cannot vouch for. */
+  upstream?: (id: string) => boolean;
 }
 
 const CATEGORIES = ['programming', 'roleplay', 'marketing', 'marketing/seo', 'technology', 'science', 'translation', 'legal', 'finance', 'health', 'trivia', 'academia'];
@@ -69,8 +71,8 @@ function filters(facts: FilterFacts): Record<string, Test> {
     arch: (raw) => (m) => String((m.architecture as { tokenizer?: string }).tokenizer ?? '').toLowerCase() === raw.trim().toLowerCase(),
     model_authors: (raw) => (m) => list(raw).includes(String(m.id).split('/')[0]!.toLowerCase()),
     providers: (raw) => (m) => facts.providersOf(String(m.id)).some((p) => list(raw).includes(p.toLowerCase())),
-    // Every endpoint of the emulator keeps no prompt (GET /v1/endpoints/zdr lists them all).
-    zdr: (raw) => (oneOf('zdr', raw, ['true']), () => true),
+    // Every fake endpoint keeps no prompt; an upstream's, the gateway cannot vouch for (GET /v1/endpoints/zdr lists the same).
+    zdr: (raw) => (oneOf('zdr', raw, ['true']), (m) => !facts.upstream?.(String(m.id))),
     distillable: (raw) => (oneOf('distillable', raw, ['true', 'false']) === 'false' ? () => true : () => false),
     region: none((raw) => oneOf('region', raw, ['eu', 'us'])),
     category: none((raw) => oneOf('category', raw, CATEGORIES)),
