@@ -188,6 +188,13 @@ describe("router serve's own fake models under the same rules", () => {
     expect(none.json.error.message).toBe('No endpoints found that can handle the requested parameters: local-alpha: local/echo does not take tools (provider.require_parameters); local-beta: local/echo does not take tools (provider.require_parameters)');
   });
 
+  it('sort.partition "none" (and route "sort") answers from the cheaper fallback model', async () => {
+    const ask = { model: 'local/thinker', models: ['local/echo'] };
+    expect((await fake({ ...ask, provider: { sort: 'price' } })).json.model).toBe('local/thinker');
+    expect((await fake({ ...ask, provider: { sort: { by: 'price', partition: 'none' } } })).json.model).toBe('local/echo');
+    expect((await fake({ ...ask, route: 'sort', provider: { sort: 'price' } })).json.model).toBe('local/echo');
+  });
+
   it('max_price passes over a model dearer than the bound', async () => {
     const r = await fake({ model: 'local/thinker', models: ['local/echo'], provider: { max_price: { prompt: 1 } } });
     expect(r.status).toBe(200);

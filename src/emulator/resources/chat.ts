@@ -17,7 +17,7 @@ import { defineRoutes } from '../http/routes.js';
 import type { ChatGateway } from '../providers/types.js';
 import { keepContent } from './generation-content.js';
 import { recordGeneration } from './generations.js';
-import { fakeQualifies, ruledOut } from '../routing/provider-rules.js';
+import { cheapestFirst, fakeQualifies, ruledOut } from '../routing/provider-rules.js';
 
 type Body = Record<string, unknown>;
 
@@ -100,7 +100,7 @@ export function checkOutputLimit(model: ModelSpec, asked: number | null | undefi
 export function route(body: Body, kind: 'chat' | 'speech' | 'embedding'): Routed {
   const requested = (body.model as string | undefined) ?? (Array.isArray(body.models) ? (body.models[0] as string) : undefined);
   const chain = [...new Set([requested, ...(Array.isArray(body.models) ? (body.models as string[]) : [])].filter((m): m is string => !!m))];
-  const candidates = chain.length ? chain.map((id) => knownModel(id, kind)) : [resolveModel(undefined, kind, kind === 'chat' ? 'local/echo' : undefined)];
+  const candidates = cheapestFirst(body, chain.length ? chain.map((id) => knownModel(id, kind)) : [resolveModel(undefined, kind, kind === 'chat' ? 'local/echo' : undefined)]);
   const skipped = candidates.filter((m): m is Skipped => 'error' in m);
   // None is a model here: the first one's 400, as a request naming it alone gets.
   if (skipped.length === candidates.length) resolveModel(chain[0], kind);

@@ -129,3 +129,21 @@ export function fakeQualifies(body: Body, kind: string, model: ModelSpec, ruled:
     return !not;
   };
 }
+
+/**
+ * Whether every model's endpoints are sorted together by price: `provider.sort` by price with
+ * `partition: "none"`, or the deprecated `route: "sort"` (its alias).
+ */
+export function priceSortedTogether(body: Body): boolean {
+  const sort = (body.provider as Body | null | undefined)?.sort;
+  const by = typeof sort === 'string' ? sort : (sort as Body | null | undefined)?.by;
+  const partition = (sort as Body | null | undefined)?.partition ?? (body.route === 'sort' ? 'none' : undefined);
+  return by === 'price' && partition === 'none';
+}
+
+/** A fake route's models, the cheapest first when sorted together (an id that names no model keeps its place at the end). */
+export function cheapestFirst<T extends object>(body: Body, models: T[]): T[] {
+  if (!priceSortedTogether(body)) return models;
+  const price = (m: T) => ('promptPrice' in m ? (m as unknown as ModelSpec).promptPrice + (m as unknown as ModelSpec).completionPrice : Infinity);
+  return [...models].sort((a, b) => price(a) - price(b));
+}
