@@ -80,8 +80,9 @@ describe('provider.require_parameters through the gateway', () => {
     expect(routed(streamed)).toEqual({ provider: 'beta', attempts: [toolsPassedOver, { provider: 'beta', model: 'test/m', ok: true }] });
     // Without it (or false) the file's first provider answers, as before.
     expect(routed((await chat({ tools: TOOLS, provider: { require_parameters: false } }))).provider).toBe('alpha');
-    // A request using only what both take goes to the first.
+    // A request using only what both take goes to the first; an empty list of tools uses none.
     expect(routed(await chat({ temperature: 0.5, provider: { require_parameters: true } })).provider).toBe('alpha');
+    expect(routed(await chat({ tools: [], provider: { require_parameters: true } })).provider).toBe('alpha');
   });
 
   it('is the service 404 when no provider takes them all, each provider named with what it lacks', async () => {

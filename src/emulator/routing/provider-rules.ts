@@ -62,13 +62,14 @@ function maxPriceOf(raw: unknown): Rules['maxPrice'] {
 const PARAMETERS = new Set(PARAMETER_NAMES);
 
 /**
- * The model list's parameter names a request uses: its members of those names, set; a `json_schema`
+ * The model list's parameter names a request uses: its members of those names, set (not null, not an empty list); a `json_schema`
  * response format needs `structured_outputs` too. A Responses request's `max_output_tokens` is `max_tokens`,
  * its `text.format` a response format and `text.verbosity` verbosity.
  */
 export function usedParameters(body: Body): string[] {
   const used = new Set<string>();
-  for (const [key, value] of Object.entries(body)) if (value !== undefined && value !== null && PARAMETERS.has(key)) used.add(key);
+  // An empty list (`tools: []`, `stop: []`) asks nothing of the model.
+  for (const [key, value] of Object.entries(body)) if (value !== undefined && value !== null && !(Array.isArray(value) && !value.length) && PARAMETERS.has(key)) used.add(key);
   const responses = body.messages === undefined && body.input !== undefined;
   const text = responses ? (body.text as Body | null | undefined) : undefined;
   if (responses && body.max_output_tokens !== undefined && body.max_output_tokens !== null) used.add('max_tokens');
