@@ -16,7 +16,7 @@ export const DEFAULT_API_ROOT = 'https://openrouter.ai/api';
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_RETRIES = 2;
 import { VERSION } from './version.js';
-import { authorizationOf, noteCredentials } from './credentials.js';
+import { authorizationOf, credentialsOf, noteCredentials } from './credentials.js';
 import { jsonBody } from '../internal/json-pieces.js';
 
 export interface RetryInfo {
@@ -146,7 +146,11 @@ export class HttpCore {
   async send(opts: RequestOptions, whole = false): Promise<RawResponse & { text?: string | undefined }> {
     if (this.closing && this.ownsDispatcher) throw new ConnectionError('this client is closed (its close() was called): nothing sent; make a new one to send more', { code: 'closed' });
     const url = opts.url ?? this.url(opts.path, opts.base, opts.query);
-    if (opts.headers) checkHeaders(opts.headers);
+    if (opts.headers) {
+      checkHeaders(opts.headers);
+      // A call's own credentials are hidden as the client's are: in its errors, from tools' environments.
+      noteCredentials(this, undefined, opts.headers);
+    }
     // Every endpoint of the service needs a key: without one the call is refused here, not sent for a 401.
     if (!this.apiKey && !this.keyless && !hasAuthorization(this.extraHeaders) && !hasAuthorization(opts.headers)) throw new ValidationError('no API key was given: pass apiKey to new RouterClient({ apiKey }) (every call to the service needs one): nothing was sent');
     const policy = opts.retry ?? 'always';
@@ -281,13 +285,14 @@ export class HttpCore {
     } catch {
       parsed = undefined;
     }
-    if (isErrorEnvelope(parsed)) return APIError.fromBody(res.status, parsed, res.requestId, retryAfterMs, request);
+    const secrets = credentialsOf(this);
+    if (isErrorEnvelope(parsed)) return APIError.fromBody(res.status, parsed, res.requestId, retryAfterMs, request, secrets);
     // Not the service's error: a 404 then most likely means an API root that is not one.
     const said = afterReason(res.status, foreignSaid(this, text, parsed));
     // A web page (another server's 405, a gateway's 502) says nothing a user can act on but where it came from.
     const page = res.status !== 404 && parsed === undefined && /^\s*</.test(text);
     const message =
       res.status === 404 || page ? `${page ? 'a web page, ' : ''}not an API answer${said && parsed !== undefined ? ` (${said})` : ''}: is ${withoutUserinfo(this.apiRoot)} the API root (the URL before /v1)?` : said || `HTTP ${res.status}`;
-    return apiErrorOf(res.status, message, { requestId: res.requestId, retryAfterMs, body: parsed, request });
+    return apiErrorOf(res.status, message, { requestId: res.requestId, retryAfterMs, body: parsed, request, secrets });
   }
 }
