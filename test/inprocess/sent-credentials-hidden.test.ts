@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { inspect } from 'node:util';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { APIError, RouterClient, StreamError } from '../../src/client/index.js';
@@ -94,4 +95,20 @@ it.each([
   expect(r.code, r.stderr).toBe(code);
   expect(`${r.stdout}${r.stderr}`).not.toContain(CALL);
   expect(`${r.stdout}${r.stderr}`).toMatch(/"(x-api-key|authorization)":"(Bearer )?\*\*\*\*"/);
+});
+
+it('a program that logs its client (util.inspect, console.log, JSON) prints no credential of it, a proxy password neither', async () => {
+  const client = new RouterClient({ apiKey: KEY, apiRoot: apiRoot(), headers: { 'x-portkey-api-key': GATEWAY }, proxy: { httpsProxy: 'http://bob:proxy-pass-0123456789@127.0.0.1:9' }, maxRetries: 0 });
+  try {
+    for (const text of [inspect(client, { depth: 10, showHidden: true }), JSON.stringify(client)]) {
+      expect(text).toContain('apiRoot');
+      for (const secret of [KEY, GATEWAY, 'proxy-pass-0123456789']) expect(text).not.toContain(secret);
+    }
+    // Still sent, as before: the server saw them.
+    const sent = await client.raw.send({ method: 'GET', path: '/v1/ok' });
+    expect(sent.status).toBe(200);
+    expect(service.seen.at(-1)).toMatchObject({ authorization: `Bearer ${KEY}`, 'x-portkey-api-key': GATEWAY });
+  } finally {
+    await client.close();
+  }
 });
