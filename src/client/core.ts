@@ -16,7 +16,7 @@ export const DEFAULT_API_ROOT = 'https://openrouter.ai/api';
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_RETRIES = 2;
 import { VERSION } from './version.js';
-import { authorizationOf, credentialsOf, noteCredentials } from './credentials.js';
+import { authorizationOf, callCredentials, noteCredentials } from './credentials.js';
 import { jsonBody } from '../internal/json-pieces.js';
 
 export interface RetryInfo {
@@ -147,11 +147,7 @@ export class HttpCore {
   async send(opts: RequestOptions, whole = false): Promise<RawResponse & { text?: string | undefined }> {
     if (this.closing && this.ownsDispatcher) throw new ConnectionError('this client is closed (its close() was called): nothing sent; make a new one to send more', { code: 'closed' });
     const url = opts.url ?? this.url(opts.path, opts.base, opts.query);
-    if (opts.headers) {
-      checkHeaders(opts.headers);
-      // A call's own credentials are hidden as the client's are: in its errors, from tools' environments.
-      noteCredentials(this, undefined, opts.headers);
-    }
+    if (opts.headers) checkHeaders(opts.headers);
     // Every endpoint of the service needs a key: without one the call is refused here, not sent for a 401.
     if (!this.#apiKey && !this.keyless && !hasAuthorization(this.#extraHeaders) && !hasAuthorization(opts.headers)) throw new ValidationError('no API key was given: pass apiKey to new RouterClient({ apiKey }) (every call to the service needs one): nothing was sent');
     const policy = opts.retry ?? 'always';
@@ -175,7 +171,7 @@ export class HttpCore {
           await res.body.dump().catch(() => {});
           throw redirected(res.status, res.headers.location, url, this.apiRoot);
         }
-        failure = await this.readError(res, url, opts.method);
+        failure = await this.readError(res, url, opts.method, opts.headers);
         retryAfterMs = (failure as APIError).retryAfterMs;
         retryable = retriesAnswer(res.status, res.headers, policy);
       } catch (err) {
@@ -271,7 +267,7 @@ export class HttpCore {
     };
   }
 
-  private async readError(res: RawResponse, url: string, method: string): Promise<APIError> {
+  private async readError(res: RawResponse, url: string, method: string, headers: RequestOptions['headers']): Promise<APIError> {
     const request = { method, url: withoutUserinfo(url) };
     const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
     let text = '';
@@ -286,7 +282,7 @@ export class HttpCore {
     } catch {
       parsed = undefined;
     }
-    const secrets = credentialsOf(this);
+    const secrets = callCredentials(this, headers);
     if (isErrorEnvelope(parsed)) return APIError.fromBody(res.status, parsed, res.requestId, retryAfterMs, request, secrets);
     // Not the service's error: a 404 then most likely means an API root that is not one.
     const said = afterReason(res.status, foreignSaid(this, text, parsed));

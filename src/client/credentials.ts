@@ -1,7 +1,7 @@
 /**
  * The credentials this process's clients send (a key, an authorization header of their own, any header whose name says
- * it holds a secret: `x-api-key`, a gateway's `x-portkey-api-key`; a call's own too): what the kit keeps from the
- * environments of tools and what a client's errors hide. Never printed, never passed on.
+ * it holds a secret: `x-api-key`, a gateway's `x-portkey-api-key`): what the kit keeps from the environments of tools
+ * and what a client's errors hide (a call's errors, its own headers' too). Never printed, never passed on.
  */
 import { hideable } from '../internal/hide-secrets.js';
 import { isSecretHeader } from '../internal/secret-headers.js';
@@ -37,20 +37,12 @@ export function credentialsIn(headers: Record<string, string | undefined> | unde
   return out;
 }
 
-/** Notes what `core` sends, its key and the secrets of `headers` (its own, or a call's), beside what it sent before. */
+/** Notes what `core` sends: its key and the secrets of its own headers. */
 export function noteCredentials(core: object, apiKey: string | undefined, headers: Record<string, string | undefined> | undefined): void {
-  let list = sent.get(core);
-  const fresh = [...new Set([apiKey, ...credentialsIn(headers)])].filter((s): s is string => !!s && !list?.includes(s));
-  if (!fresh.length) return;
-  if (!list) {
-    sent.set(core, (list = []));
-    // The list itself is held: credentials a call notes later are let go with the client too.
-    collected.register(core, list);
-  }
-  for (const c of fresh) {
-    list.push(c);
-    inUse.set(c, (inUse.get(c) ?? 0) + 1);
-  }
+  const credentials = [...new Set([apiKey, ...credentialsIn(headers)])].filter((s): s is string => !!s);
+  sent.set(core, credentials);
+  for (const c of credentials) inUse.set(c, (inUse.get(c) ?? 0) + 1);
+  if (credentials.length) collected.register(core, credentials);
 }
 
 /** What every client of this process sends (closed or not, until it is collected): a tool is given none of them. */
@@ -61,4 +53,14 @@ export function credentialsInUse(): string[] {
 /** What one client sends (its errors hide it). */
 export function credentialsOf(core: object): string[] {
   return sent.get(core) ?? [];
+}
+
+/**
+ * What one call of `core` sends: the client's credentials and those of the call's own headers, hidden in that call's
+ * errors. Not noted beside the client's: a program that sends each call with another user's key would have them pile up.
+ */
+export function callCredentials(core: object, headers: Record<string, string | undefined> | undefined): string[] {
+  const own = credentialsOf(core);
+  const call = headers ? credentialsIn(headers).filter((c) => !own.includes(c)) : [];
+  return call.length ? [...own, ...call] : own;
 }
