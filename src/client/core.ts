@@ -16,7 +16,7 @@ export const DEFAULT_API_ROOT = 'https://openrouter.ai/api';
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_RETRIES = 2;
 import { VERSION } from './version.js';
-import { authorizationOf, noteCredentials } from './credentials.js';
+import { authorizationOf, callCredentials, noteCredentials } from './credentials.js';
 import { jsonBody } from '../internal/json-pieces.js';
 
 export interface RetryInfo {
@@ -97,17 +97,18 @@ export class HttpCore {
   readonly apiRoot: string;
   readonly timeoutMs: number;
   readonly maxRetries: number;
-  private readonly apiKey: string | undefined;
+  // Held in private fields (#): a program that logs its client (console.log, util.inspect, a logger's JSON) never prints a credential.
+  readonly #apiKey: string | undefined;
   private readonly keyless: boolean;
   private readonly userAgent: string;
-  private readonly extraHeaders: Record<string, string>;
+  readonly #extraHeaders: Record<string, string>;
   private readonly onRetry: ((info: RetryInfo) => void) | undefined;
-  private readonly dispatcher: Dispatcher;
+  readonly #dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
-  private readonly proxy: ProxyOptions | undefined;
+  readonly #proxy: ProxyOptions | undefined;
 
   constructor(opts: ClientOptions = {}) {
-    this.apiKey = opts.apiKey;
+    this.#apiKey = opts.apiKey;
     this.keyless = opts.keyless === true;
     this.apiRoot = checkedApiRoot(opts.apiRoot ?? DEFAULT_API_ROOT, DEFAULT_API_ROOT);
     checkClientNumbers(opts);
@@ -115,19 +116,19 @@ export class HttpCore {
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.userAgent = opts.userAgent ?? `router-cli/${VERSION} node/${process.versions.node}`;
-    this.extraHeaders = opts.headers ?? {};
-    noteCredentials(this, opts.apiKey, this.extraHeaders);
+    this.#extraHeaders = opts.headers ?? {};
+    noteCredentials(this, opts.apiKey, this.#extraHeaders);
     this.onRetry = opts.onRetry;
     this.ownsDispatcher = !opts.dispatcher;
     // As curl does: an https:// root goes through the HTTPS proxy only (undici would fall back on the HTTP one).
     const proxy = opts.proxy && (this.apiRoot.startsWith('https:') ? { ...opts.proxy, httpProxy: undefined } : { ...opts.proxy, httpsProxy: undefined });
-    this.proxy = opts.dispatcher ? undefined : proxy;
-    this.dispatcher = opts.dispatcher ?? createAgent({ ...KEEP_ALIVE, connect: { timeout: Math.min(10_000, this.timeoutMs) } }, proxy, this.timeoutMs);
+    this.#proxy = opts.dispatcher ? undefined : proxy;
+    this.#dispatcher = opts.dispatcher ?? createAgent({ ...KEEP_ALIVE, connect: { timeout: Math.min(10_000, this.timeoutMs) } }, proxy, this.timeoutMs);
   }
 
   /** The proxy a request to `url` is sent through, as far as its scheme says (NO_PROXY aside). */
   private proxyFor(url: string): string | undefined {
-    return url.startsWith('https:') ? this.proxy?.httpsProxy : this.proxy?.httpProxy;
+    return url.startsWith('https:') ? this.#proxy?.httpsProxy : this.#proxy?.httpProxy;
   }
 
   url(path: string, base: Base = 'v1', query?: Query): string {
@@ -148,7 +149,7 @@ export class HttpCore {
     const url = opts.url ?? this.url(opts.path, opts.base, opts.query);
     if (opts.headers) checkHeaders(opts.headers);
     // Every endpoint of the service needs a key: without one the call is refused here, not sent for a 401.
-    if (!this.apiKey && !this.keyless && !hasAuthorization(this.extraHeaders) && !hasAuthorization(opts.headers)) throw new ValidationError('no API key was given: pass apiKey to new RouterClient({ apiKey }) (every call to the service needs one): nothing was sent');
+    if (!this.#apiKey && !this.keyless && !hasAuthorization(this.#extraHeaders) && !hasAuthorization(opts.headers)) throw new ValidationError('no API key was given: pass apiKey to new RouterClient({ apiKey }) (every call to the service needs one): nothing was sent');
     const policy = opts.retry ?? 'always';
     const maxRetries = policy === 'never' ? 0 : this.maxRetries;
     for (let attempt = 0; ; attempt++) {
@@ -170,7 +171,7 @@ export class HttpCore {
           await res.body.dump().catch(() => {});
           throw redirected(res.status, res.headers.location, url, this.apiRoot);
         }
-        failure = await this.readError(res, url, opts.method);
+        failure = await this.readError(res, url, opts.method, opts.headers);
         retryAfterMs = (failure as APIError).retryAfterMs;
         retryable = retriesAnswer(res.status, res.headers, policy);
       } catch (err) {
@@ -219,22 +220,22 @@ export class HttpCore {
 
   private async closeOwn(graceMs: number): Promise<void> {
     if (!this.ownsDispatcher) return;
-    const idle = closeIdle(this.dispatcher);
+    const idle = closeIdle(this.#dispatcher);
     if (idle) return void (await idle);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));
-    const closed = await Promise.race([this.dispatcher.close().then(() => 'closed' as const), late]);
+    const closed = await Promise.race([this.#dispatcher.close().then(() => 'closed' as const), late]);
     clearTimeout(timer);
-    if (closed === 'late') await this.dispatcher.destroy().catch(() => {});
+    if (closed === 'late') await this.#dispatcher.destroy().catch(() => {});
   }
 
   private async attempt(url: string, opts: RequestOptions): Promise<RawResponse> {
     const headers: Record<string, string> = {
       'user-agent': this.userAgent,
       accept: opts.accept ?? 'application/json',
-      ...this.extraHeaders,
+      ...this.#extraHeaders,
     };
-    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+    if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
     let body: Dispatcher.DispatchOptions['body'] = undefined;
     if (opts.bodyFactory) {
       headers['content-type'] = opts.contentType ?? 'application/json';
@@ -248,7 +249,7 @@ export class HttpCore {
     }
     for (const [k, v] of Object.entries(opts.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
     const timeout = opts.timeoutMs ?? this.timeoutMs;
-    const res = await send(this.dispatcher, url, {
+    const res = await send(this.#dispatcher, url, {
       method: opts.method,
       headers,
       body,
@@ -266,7 +267,7 @@ export class HttpCore {
     };
   }
 
-  private async readError(res: RawResponse, url: string, method: string): Promise<APIError> {
+  private async readError(res: RawResponse, url: string, method: string, headers: RequestOptions['headers']): Promise<APIError> {
     const request = { method, url: withoutUserinfo(url) };
     const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
     let text = '';
@@ -281,13 +282,14 @@ export class HttpCore {
     } catch {
       parsed = undefined;
     }
-    if (isErrorEnvelope(parsed)) return APIError.fromBody(res.status, parsed, res.requestId, retryAfterMs, request);
+    const secrets = callCredentials(this, headers);
+    if (isErrorEnvelope(parsed)) return APIError.fromBody(res.status, parsed, res.requestId, retryAfterMs, request, secrets);
     // Not the service's error: a 404 then most likely means an API root that is not one.
     const said = afterReason(res.status, foreignSaid(this, text, parsed));
     // A web page (another server's 405, a gateway's 502) says nothing a user can act on but where it came from.
     const page = res.status !== 404 && parsed === undefined && /^\s*</.test(text);
     const message =
       res.status === 404 || page ? `${page ? 'a web page, ' : ''}not an API answer${said && parsed !== undefined ? ` (${said})` : ''}: is ${withoutUserinfo(this.apiRoot)} the API root (the URL before /v1)?` : said || `HTTP ${res.status}`;
-    return apiErrorOf(res.status, message, { requestId: res.requestId, retryAfterMs, body: parsed, request });
+    return apiErrorOf(res.status, message, { requestId: res.requestId, retryAfterMs, body: parsed, request, secrets });
   }
 }

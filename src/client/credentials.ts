@@ -1,7 +1,10 @@
 /**
- * The credentials this process's clients send (a key, an authorization header of their own): what the
- * kit keeps from the environments of tools. Never printed, never passed on.
+ * The credentials this process's clients send (a key, an authorization header of their own, any header whose name says
+ * it holds a secret: `x-api-key`, a gateway's `x-portkey-api-key`): what the kit keeps from the environments of tools
+ * and what a client's errors hide (a call's errors, its own headers' too). Never printed, never passed on.
  */
+import { hideable } from '../internal/hide-secrets.js';
+import { isSecretHeader } from '../internal/secret-headers.js';
 
 const sent = new WeakMap<object, string[]>();
 
@@ -20,9 +23,23 @@ export function authorizationOf(headers: Record<string, string | undefined> | un
   return Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
 }
 
-export function noteCredentials(core: object, apiKey: string | undefined, headers: Record<string, string>): void {
-  const authorization = authorizationOf(headers);
-  const credentials = [apiKey, authorization?.replace(/^Bearer\s+/i, '')].filter((s): s is string => !!s);
+/**
+ * The secrets `headers` carry, by the one rule of which headers hold one (isSecretHeader, as the emulator's log and the
+ * cassettes keep them out): each such header's value, less its scheme (`Bearer `, `Basic `), 8 characters or more.
+ */
+export function credentialsIn(headers: Record<string, string | undefined> | undefined): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (value === undefined || !isSecretHeader(name)) continue;
+    const credential = value.trim().replace(/^[A-Za-z][\w.+-]*\s+(?=\S+$)/, '');
+    if (hideable(credential) && !out.includes(credential)) out.push(credential);
+  }
+  return out;
+}
+
+/** Notes what `core` sends: its key and the secrets of its own headers. */
+export function noteCredentials(core: object, apiKey: string | undefined, headers: Record<string, string | undefined> | undefined): void {
+  const credentials = [...new Set([apiKey, ...credentialsIn(headers)])].filter((s): s is string => !!s);
   sent.set(core, credentials);
   for (const c of credentials) inUse.set(c, (inUse.get(c) ?? 0) + 1);
   if (credentials.length) collected.register(core, credentials);
@@ -36,4 +53,14 @@ export function credentialsInUse(): string[] {
 /** What one client sends (its errors hide it). */
 export function credentialsOf(core: object): string[] {
   return sent.get(core) ?? [];
+}
+
+/**
+ * What one call of `core` sends: the client's credentials and those of the call's own headers, hidden in that call's
+ * errors. Not noted beside the client's: a program that sends each call with another user's key would have them pile up.
+ */
+export function callCredentials(core: object, headers: Record<string, string | undefined> | undefined): string[] {
+  const own = credentialsOf(core);
+  const call = headers ? credentialsIn(headers).filter((c) => !own.includes(c)) : [];
+  return call.length ? [...own, ...call] : own;
 }

@@ -1,6 +1,6 @@
 import { firstWords } from '../internal/first-words.js';
 import { counted } from '../internal/counted.js';
-import { hiddenStart, hideSecrets, withJsonForms } from '../internal/hide-secrets.js';
+import { hiddenStart, hideSecrets, redactValue, withJsonForms } from '../internal/hide-secrets.js';
 import { credentialsOf } from './credentials.js';
 
 /** Base class of every error the client throws. */
@@ -39,9 +39,19 @@ export class APIError extends RouterError {
   constructor(
     status: number,
     message: string,
-    opts: { code?: number | string | undefined; errorType?: string | undefined; requestId?: string | undefined; retryAfterMs?: number | undefined; body?: unknown; request?: RequestName | undefined } = {},
+    opts: {
+      code?: number | string | undefined;
+      errorType?: string | undefined;
+      requestId?: string | undefined;
+      retryAfterMs?: number | undefined;
+      body?: unknown;
+      request?: RequestName | undefined;
+      /** The credentials the request carried: a server that echoes one has it shown as `****`, in the message and the body. */
+      secrets?: readonly string[] | undefined;
+    } = {},
   ) {
     const request = opts.request && `${opts.request.method} ${pathOf(opts.request.url)}`;
+    if (opts.secrets?.length) message = hideSecrets(message, opts.secrets);
     super(request ? `${request}: ${statusLine(status)}: ${message}` : message);
     this.request = request;
     this.said = message;
@@ -50,18 +60,18 @@ export class APIError extends RouterError {
     this.errorType = opts.errorType;
     this.requestId = opts.requestId;
     this.retryAfterMs = opts.retryAfterMs;
-    this.body = opts.body;
+    this.body = opts.secrets?.length ? redactValue(opts.body, opts.secrets) : opts.body;
   }
 
-  static fromBody(status: number, body: unknown, requestId?: string, retryAfterMs?: number, request?: RequestName): APIError {
+  static fromBody(status: number, body: unknown, requestId?: string, retryAfterMs?: number, request?: RequestName, secrets?: readonly string[]): APIError {
     // The 402 of Get a batch is the batch itself: its `error` is the batch's own, not the answer's.
     if (status === 402 && (body as { object?: unknown } | null)?.object === 'batch') {
-      return apiErrorOf(status, 'the finalized cost of the batch exceeds the available balance', { code: status, errorType: 'payment_required', requestId, body, request });
+      return apiErrorOf(status, 'the finalized cost of the batch exceeds the available balance', { code: status, errorType: 'payment_required', requestId, body, request, secrets });
     }
     const env = (body && typeof body === 'object' ? (body as { error?: ErrorEnvelope }).error : undefined) ?? {};
     const message = typeof env.message === 'string' && env.message ? env.message : `HTTP ${status}`;
     const errorType = env.error_type ?? env.metadata?.error_type ?? (typeof env.code === 'string' ? env.code : undefined);
-    return apiErrorOf(status, message, { code: env.code, errorType, requestId, retryAfterMs, body, request });
+    return apiErrorOf(status, message, { code: env.code, errorType, requestId, retryAfterMs, body, request, secrets });
   }
 }
 

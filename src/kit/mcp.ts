@@ -15,7 +15,7 @@ import { GroupStdioTransport } from './mcp-stdio.js';
 import { answerServerRequests, clientCapabilities, type McpClientAnswers } from './mcp-client-requests.js';
 import { firstWords } from '../internal/first-words.js';
 import { firstWholeWords, lastWords } from '../internal/key-safe-cut.js';
-import { hideSecrets } from '../internal/hide-secrets.js';
+import { hideable, hideSecrets } from '../internal/hide-secrets.js';
 import { credentialsInUse } from '../client/credentials.js';
 import { checkOptions, optionNames } from '../client/option-names.js';
 
@@ -78,6 +78,18 @@ function httpTarget(spec: string): { url: URL; requestInit?: RequestInit } {
   return { url, requestInit: { headers: { authorization: `Basic ${basic}` } } };
 }
 
+/**
+ * The secrets a server's URL holds: its password (and the Basic credential sent for it), its query's values and its
+ * fragment, as typed and decoded; what the server says back (an error that echoes the request) shows them as `****`.
+ */
+function urlSecrets(spec: string): string[] {
+  const url = new URL(spec);
+  const raw = [url.password, ...url.search.slice(1).split('&').map((p) => p.slice(p.indexOf('=') + 1)), url.hash.slice(1)];
+  const basic = httpTarget(spec).requestInit?.headers as Record<string, string> | undefined;
+  const found = [...raw, ...raw.map((v) => decodeURIComponent(v.replaceAll('+', ' '))), url.password ? basic?.authorization?.slice('Basic '.length) : undefined];
+  return [...new Set(found.filter(hideable))];
+}
+
 /** An error as one line: fetch's "fetch failed" says why in its cause. */
 function describe(err: unknown): string {
   const e = err as { message?: string; code?: unknown; cause?: { code?: string; message?: string } };
@@ -92,7 +104,7 @@ function describe(err: unknown): string {
  * Why a server given by URL could not be spoken to, in words: fetch says "fetch failed" (the reason in its
  * cause's code), the SDK "Streamable HTTP error: Error POSTing to endpoint: <the whole body>".
  */
-function describeUrl(err: unknown, url: URL): string {
+function describeUrl(err: unknown, url: URL, secrets: string[]): string {
   const e = err as { code?: unknown; message?: string; cause?: { code?: string; message?: string } };
   const cause = e?.cause?.code;
   // The fetch standard's blocked ports (1, 9, 25, 6000, …): fetch refuses them before connecting.
@@ -100,7 +112,7 @@ function describeUrl(err: unknown, url: URL): string {
   if (cause === 'ECONNREFUSED') return 'could not connect: nothing listens there (connection refused)';
   if (cause === 'ENOTFOUND' || cause === 'EAI_AGAIN') return 'could not connect: its host name does not resolve';
   if (typeof e?.code === 'number' && e.code >= 400) {
-    const said = bodyMessage((e.message ?? '').replace(/^Streamable HTTP error: Error POSTing to endpoint:\s*/, ''));
+    const said = bodyMessage((e.message ?? '').replace(/^Streamable HTTP error: Error POSTing to endpoint:\s*/, ''), secrets);
     const answered = `answered HTTP ${e.code}${said ? ` (${said})` : ''}`;
     if (e.code === 401 || e.code === 403) return `${answered}: it wants authorization (a user and password in the URL go as Basic)`;
     return `${answered}: no MCP server answers at this URL${url.pathname.endsWith('/mcp') ? '' : ' (its endpoint is often …/mcp, or …/sse)'}`;
@@ -109,7 +121,7 @@ function describeUrl(err: unknown, url: URL): string {
 }
 
 /** An error body's message: a JSON error's (`{"error": {"message"}}`, `{"error": "…"}`, `{"message"}`), else the text; one line, short. */
-function bodyMessage(body: string): string {
+function bodyMessage(body: string, secrets: string[]): string {
   let text = body;
   try {
     const j = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown };
@@ -118,7 +130,7 @@ function bodyMessage(body: string): string {
   } catch {
     /* not JSON: the text itself */
   }
-  const words = firstWords(hideSecrets(text, credentialsInUse()), 121);
+  const words = firstWords(hideSecrets(text, [...credentialsInUse(), ...secrets]), 121);
   return words.length > 120 ? `${firstWholeWords(words, 120)}…` : words;
 }
 
@@ -196,7 +208,7 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
       const serversFile = isUrl(spec) ? undefined : await serversFileProgram(splitCommandLine(spec));
       if (serversFile) throw new ToolSourceError(`MCP server ${shownSpec(spec)}: could not start: ${serversFile}`, 'start');
       const folder = (err as { code?: unknown }).code === 'EACCES' && !isUrl(spec) ? await folderProgram(splitCommandLine(spec)) : undefined;
-      const why = /timed out|timeout/i.test(String(err)) ? `did not answer within ${startMs / 1000} s` : (err as { code?: unknown }).code === -32000 ? 'ended before it answered' : isUrl(spec) ? describeUrl(err, httpTarget(spec).url) : `could not start: ${folder ?? describe(err)}`;
+      const why = /timed out|timeout/i.test(String(err)) ? `did not answer within ${startMs / 1000} s` : (err as { code?: unknown }).code === -32000 ? 'ended before it answered' : isUrl(spec) ? describeUrl(err, httpTarget(spec).url, urlSecrets(spec)) : `could not start: ${folder ?? describe(err)}`;
       const shown = shownSpec(spec);
       throw new ToolSourceError(`MCP server ${shown}: ${shown === spec ? why : why.replaceAll(spec, shown).replaceAll(httpTarget(spec).url.href, shown)}${said()}`, 'start');
     }
@@ -221,7 +233,8 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
           throw new ToolSourceError(`MCP server ${name} did not answer a call of ${t.name} in time (${call?.timeoutName ?? 'the timeout'}${call?.timeoutMs === undefined ? '' : ` ${call.timeoutMs / 1000}s`})`, 'hung');
         }
         if (signal.aborted) throw signal.reason;
-        return { ok: false, text: `the MCP server refused the call: ${err instanceof Error ? err.message : String(err)}` };
+        // Read by the model: a server that echoes its URL's secrets (a token in the query) has them hidden.
+        return { ok: false, text: `the MCP server refused the call: ${hideSecrets(err instanceof Error ? err.message : String(err), isUrl(spec) ? urlSecrets(spec) : [])}` };
       }
     },
   }));

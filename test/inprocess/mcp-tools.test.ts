@@ -182,6 +182,20 @@ describe('--mcp over Streamable HTTP', () => {
     }
   });
 
+  it("a server that echoes the request in its refusal: the URL's password (as Basic too) and query values are hidden in its words", async () => {
+    // Was: "(refused Basic bWU6… at /mcp?token=tok-echoed-secret-1)": the Basic credential and the token, as the server echoed them.
+    const echoing = createHttpServer((req, res) => res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `refused ${req.headers.authorization} at ${req.url}` })));
+    await new Promise<void>((r) => echoing.listen(0, '127.0.0.1', r));
+    const port = (echoing.address() as { port: number }).port;
+    try {
+      const r = await run(['chat', '--model', 'local/tools', '--mcp', `http://me:pw-echoed-secret-2@127.0.0.1:${port}/mcp?token=tok-echoed-secret-1&q=a%20echoed-secret-3`, 'hi']);
+      expect(r.code).toBe(12);
+      expect(r.stderr).toBe(`error: MCP server http://127.0.0.1:${port}/mcp?…: answered HTTP 401 (refused Basic **** at /mcp?token=****&q=****): it wants authorization (a user and password in the URL go as Basic)\n`);
+    } finally {
+      echoing.close();
+    }
+  });
+
   it('a URL where no server listens: one line, exit 12', async () => {
     const closed = createHttpServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));

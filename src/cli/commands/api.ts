@@ -17,7 +17,7 @@ import { refusedKeyHint } from '../context.js';
 import { unheardError } from '../service/unheard.js';
 import { readFileFor, takeStdin } from '../io/input.js';
 import type { IO } from '../io/io.js';
-import { checkHeaders } from '../../client/request-checks.js';
+import { headersOf } from './api-headers.js';
 import { counted } from '../../internal/counted.js';
 import { refuseUnderBudget } from './api-budget.js';
 import { withJsonForms } from '../../internal/hide-secrets.js';
@@ -138,17 +138,6 @@ async function fieldsOf(opts: ApiOpts, io: IO): Promise<[string, unknown][]> {
   return fields;
 }
 
-function headersOf(list: string[] = []): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const h of list) {
-    const at = h.indexOf(':');
-    if (at <= 0) throw usage(`-H ${JSON.stringify(h)}: give name:value`);
-    out[h.slice(0, at).trim().toLowerCase()] = h.slice(at + 1).trim();
-  }
-  checkHeaders(out);
-  return out;
-}
-
 async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, second: string | undefined): Promise<void> {
   const { io, opts, signal } = ctx;
   if (first === undefined) throw usage('missing required argument \'path\': give one relative to the API root, e.g. router api /v1/models');
@@ -162,7 +151,7 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
   if (second !== undefined && !(METHODS as readonly string[]).includes(upper)) throw usage(`"${first}" is not an HTTP method (${METHODS.join(', ')})`);
   if (second === undefined && (METHODS as readonly string[]).includes(upper)) throw usage(`no path after ${upper}: give one relative to the API root, e.g. router api ${upper} /v1/batches`);
   const fields = await fieldsOf(opts, io);
-  const headers = headersOf(opts.header);
+  const headers = headersOf(io, opts.header);
   let body: string | Buffer | undefined;
   if (opts.input === '-') takeStdin(io, '--input -');
   if (opts.input !== undefined) body = opts.input === '-' ? await readAllBytes(io.stdin, signal) : await readFileFor('--input', opts.input, signal);

@@ -1,5 +1,6 @@
 import type { ChatChunk, ChatCompletion, ChatCompletionRequest } from '../types.js';
 import { StreamError } from '../errors.js';
+import { callCredentials } from '../credentials.js';
 import { answeringHead, EventStream, Resource, type AnsweringOptions, type CallOptions } from './shared.js';
 import { TextDeltaReader } from '../fast-delta.js';
 import { checkShape, SHAPES } from '../answer-shape.js';
@@ -71,6 +72,7 @@ export class Chat extends Resource {
             errorType: chunk.error.metadata?.error_type,
             requestId: res.requestId,
             body: chunk,
+            secrets: callCredentials(this.core, opts.headers),
           });
         }
         checkShape(chunk, SHAPES.chatChunk);

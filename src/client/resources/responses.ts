@@ -1,5 +1,6 @@
 import type { JSONObject } from '../types.js';
 import { StreamError } from '../errors.js';
+import { callCredentials } from '../credentials.js';
 import { answeringHead, EventStream, Resource, type AnsweringOptions, type CallOptions } from './shared.js';
 import { checkShape, SHAPES } from '../answer-shape.js';
 import { unfinished } from '../connection-errors.js';
@@ -91,6 +92,7 @@ export class Responses extends Resource {
             errorType: typeof err?.code === 'string' ? err.code : undefined,
             requestId: res.requestId,
             body: ev,
+            secrets: callCredentials(this.core, opts.headers),
           });
         }
         return ev;
