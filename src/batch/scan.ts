@@ -4,6 +4,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import type { BatchEndpoint } from '../client/types.js';
 import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, MAX_JSON_DEPTH, isModelId, MODEL_ID_MAX, MODEL_ID_SYNTAX } from '../client/facts.js';
 import { nestedDeeperThan } from '../internal/json-depth.js';
+import { notTextReason } from '../internal/not-text.js';
 import { describeCode } from '../internal/system-errors.js';
 import { isBlank as isBlankName } from '../internal/blank.js';
 import { counted, grouped } from '../internal/counted.js';
@@ -97,6 +98,9 @@ export async function scanRequests(file: string, label: string, opts: { endpoint
     const at = start;
     start = next;
     const length = overLength ?? raw.length;
+    // A NUL byte: binary data or UTF-16 (PowerShell's `>`), not a file of lines to list one by one.
+    const nul = overLength === undefined ? raw.indexOf(0) : -1;
+    if (nul !== -1) throw invalid(`${label} is not UTF-8 text (${at === 0 ? notTextReason(raw) : `it holds a NUL byte at offset ${at + nul}: binary data, not text`})`);
     if (overLength === undefined && isBlank(raw)) continue;
     bytes += length + 1;
     count++;

@@ -31,3 +31,25 @@ export async function serversFileProgram(argv: readonly string[]): Promise<strin
   const shown = each.slice(0, 3).map((s) => `--mcp ${shellWord(s)}`).join(' ');
   return `it is a file of MCP servers ("${key}"), not a server: give each server as --mcp COMMAND or --mcp URL${shown ? `, as ${shown}` : ''}`;
 }
+
+/** Why `argv` (one word, a --tools file or a --schema file) starts no MCP server, and the flag that takes it; undefined for any other. */
+export async function flagFileProgram(argv: readonly string[]): Promise<string | undefined> {
+  if (argv.length !== 1) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(argv[0]!, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const file = shellWord(argv[0]!);
+  if (isToolsValue(value)) return `it is a file of tools, not a server: give it as --tools ${file}`;
+  const o = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  if (o && (typeof o.type === 'string' || (o.properties && typeof o.properties === 'object') || typeof o.$schema === 'string')) return `it is a JSON schema, not a server: --schema ${file} asks for an answer that follows it`;
+  return undefined;
+}
+
+/** A --tools file's JSON: an array of function tools (chat's nested shape or Responses' flat one), or one such tool. */
+export function isToolsValue(value: unknown): boolean {
+  const isTool = (t: unknown) => !!t && typeof t === 'object' && ((t as { type?: unknown }).type === 'function' || typeof (t as { function?: unknown }).function === 'object');
+  return Array.isArray(value) ? value.length > 0 && value.every(isTool) : isTool(value);
+}

@@ -28,9 +28,17 @@ export async function loadSchema(value: string | undefined, io: IO, multi = fals
     const one = await answerSchema(text, inline ? undefined : value);
     return multi ? answerSchema(itemsOf(one.schema)) : one;
   } catch (err) {
-    if (err instanceof SchemaError) throw usage(schemaWords(flag, inline ? value : value === '-' ? 'stdin' : value, err, inline));
-    throw err;
+    if (!(err instanceof SchemaError)) throw err;
+    const other = inline || value === '-' || err.code === 'not_json' ? undefined : await otherFlagFile(text, value);
+    throw usage(other ? `${flag}: ${value}: ${other}` : schemaWords(flag, inline ? value : value === '-' ? 'stdin' : value, err, inline));
   }
+}
+
+/** A file for another flag given as a schema (a --tools file, another program's MCP servers): what it is and where it goes. */
+async function otherFlagFile(text: string, file: string): Promise<string | undefined> {
+  const { isToolsValue, serversFileProgram } = await import('../../kit/mcp-config-file.js');
+  if (isToolsValue(JSON.parse(text))) return `it is a file of tools, not a schema: give it as --tools ${file}`;
+  return (await serversFileProgram([file]))?.replace(', not a server', ', not a schema');
 }
 
 /** What a schema looks like, said when the one given is none. */

@@ -25,7 +25,7 @@ const FLAGS = {
   option: { flags: '--option <k=description>', help: 'an option of the last --choice, repeatable', parse: collect },
   score: { flags: '--score <key-and-instructions...>', help: 'score question: --score KEY "INSTRUCTIONS" --level "…" (1 or more, lowest first)' },
   level: { flags: '--level <text>', help: 'a level of the last --score, repeatable, lowest first', parse: collect },
-  model: modelFlag('decision model, <author>/<slug>'),
+  model: modelFlag('decision model, <author>/<slug>', 'chat'),
   ...PROVIDER_FLAGS,
   json: { flags: '--json', help: 'print the decision response' },
   usage: OUTPUT_FLAGS.usage,

@@ -4,7 +4,7 @@ import { usageLine } from '../io/output.js';
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
 import type { FlagValues } from '../flags/flags.js';
-import { GENERATION_FLAGS, integerIn, modelFlag, nonEmpty, OPEN_USER_FLAG, OUTPUT_FLAGS, PROVIDER_FLAGS, ROUTING_FLAGS } from '../flags/options.js';
+import { fallbackModelsFlag, integerIn, modelFlag, nonEmpty, OPEN_USER_FLAG, OUTPUT_FLAGS, PROVIDER_FLAGS, ROUTING_FLAGS } from '../flags/options.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { boundNote, guardSpend, FIXED_SPEND_FLAGS } from '../spend/spend-guard.js';
 import { providerFrom, readTextFile, textFromArgs } from '../io/input.js';
@@ -18,8 +18,8 @@ const PER_REQUEST = 2048;
 
 const FLAGS = {
   file: { flags: '--file <file>', help: 'inputs, one per line ("-" for stdin)' },
-  model: modelFlag("embedding model, <author>/<slug> (default: ROUTER_EMBED_MODEL, else the profile's embed_model)"),
-  models: GENERATION_FLAGS.models,
+  model: modelFlag("embedding model, <author>/<slug> (default: ROUTER_EMBED_MODEL, else the profile's embed_model)", 'embedding'),
+  models: fallbackModelsFlag('embedding'),
   dimensions: { flags: '--dimensions <n>', help: 'output dimensions (>= 1)', parse: integerIn(1) },
   encodingFormat: { flags: '--encoding-format <format>', help: 'wire encoding of the vectors', choices: ['float', 'base64'] },
   raw: { flags: '--raw', help: 'with --encoding-format base64: keep the base64 strings' },

@@ -9,6 +9,7 @@ import { CliError, EXIT, usage } from '../exit-codes.js';
 import { isBlank } from '../../internal/blank.js';
 import { takeSignal } from '../signals.js';
 import { failsWith } from '../io/exit-so-far.js';
+import { utf8Text } from '../io/utf8.js';
 import type { GatewayConfig } from '../../emulator/providers/config.js';
 
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -177,13 +178,14 @@ async function gatewayOptions(opts: FlagValues<typeof FLAGS>, env: NodeJS.Proces
   // --record-missing makes its folder as --record does: a first run records every request.
   if (opts.replay !== undefined && !found && !opts.recordMissing) throw usage(`--replay ${opts.replay}: no such folder`);
   if (opts.record !== undefined || opts.recordMissing) await writableFolder(`--${flag}`, dir!, 0o777);
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(opts.providers, 'utf8');
+    bytes = readFileSync(opts.providers);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw usage(`--providers ${opts.providers}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a folder, not a file' : (err as Error).message}`);
   }
+  const text = utf8Text(bytes, `--providers ${opts.providers}`);
   const { parseProviders, ProvidersFileError } = await import('../../emulator/providers/config.js');
   try {
     const mode = opts.record !== undefined ? 'record' : opts.recordMissing ? 'replay-record' : 'replay';

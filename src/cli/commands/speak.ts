@@ -3,7 +3,7 @@ import type { SpeechReference, SpeechRequest, SpeechTurn } from '../../client/re
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
 import type { FlagValues } from '../flags/flags.js';
-import { anyNumber, collect, collectNonEmpty, GENERATION_FLAGS, modelFlag, nonEmpty, PROVIDER_FLAGS, ROUTING_FLAGS, SESSION_FLAGS } from '../flags/options.js';
+import { anyNumber, collect, collectNonEmpty, fallbackModelsFlag, modelFlag, nonEmpty, PROVIDER_FLAGS, ROUTING_FLAGS, SESSION_FLAGS } from '../flags/options.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { boundNote, guardSpend, FIXED_SPEND_FLAGS } from '../spend/spend-guard.js';
 import { providerFrom, readFileFor, readJsonFile, textFromArgs } from '../io/input.js';
@@ -18,8 +18,8 @@ const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'imag
 const FLAGS = {
   ...SESSION_FLAGS,
   voice: { flags: '--voice <id>', help: "voice id (provider-specific; default: ROUTER_VOICE, else the profile's voice)", parse: nonEmpty },
-  model: modelFlag("speech model, <author>/<slug> (default: ROUTER_SPEECH_MODEL, else the profile's speech_model)"),
-  models: GENERATION_FLAGS.models,
+  model: modelFlag("speech model, <author>/<slug> (default: ROUTER_SPEECH_MODEL, else the profile's speech_model)", 'speech'),
+  models: fallbackModelsFlag('speech'),
   format: { flags: '--format <format>', help: "audio format (default: from -o's extension, else mp3)", choices: ['mp3', 'pcm'] },
   speed: { flags: '--speed <x>', help: 'speaking speed, 1 = normal (honored by models with speed control; the others accept only 1)', parse: anyNumber },
   instructions: { flags: '--instructions <text>', help: 'delivery instructions: tone, pacing, emotion', parse: nonEmpty },

@@ -1,8 +1,13 @@
 import { Option, type Command } from '../commander.js';
 import { usage } from '../exit-codes.js';
 
+/** The kinds of model a command takes: a Tab after its `--model` offers only those (`models`, `model-ids`: any). */
+export const MODEL_PURPOSES = ['chat', 'speech', 'embedding'] as const;
+export type ModelPurpose = (typeof MODEL_PURPOSES)[number];
+
 /** Values a shell asks `router __complete KIND` for at completion time. */
-export type DynamicKind = 'batch-ids' | 'job-ids' | 'key-hashes' | 'profiles' | 'settings' | 'models' | 'model-ids' | 'roles' | 'conversations' | 'aliases' | 'collections';
+export const DYNAMIC_KINDS = ['batch-ids', 'job-ids', 'key-hashes', 'profiles', 'settings', 'models', 'model-ids', ...MODEL_PURPOSES.flatMap((p) => [`${p}-models`, `${p}-model-ids`] as const), 'roles', 'conversations', 'aliases', 'collections'] as const;
+export type DynamicKind = (typeof DYNAMIC_KINDS)[number];
 
 /** One flag: commander's flags string and help, and a parser (whose result is the flag's type) or choices. */
 export interface FlagSpec {

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../commander.js';
-import type { FlagSpec, FlagTable } from './flags.js';
+import type { FlagSpec, FlagTable, ModelPurpose } from './flags.js';
 import { isModelId, MODEL_ID_MAX, MODEL_ID_SYNTAX } from '../../client/facts.js';
 import { visible } from '../../internal/visible.js';
 import { usage } from '../exit-codes.js';
@@ -184,9 +184,14 @@ export function textUpTo(n: number) {
  * order). A command whose wording of a flag differs means a different thing by it (speak's --usage).
  */
 
-/** `-m, --model`, in the words of the command (what kind of model it takes, where its default comes from). */
-export function modelFlag<const H extends string>(help: H) {
-  return { flags: '-m, --model <id>', help, parse: modelOrAlias, complete: 'models' } as const;
+/** `-m, --model`, in the words of the command (what kind of model it takes, where its default comes from); a Tab offers that kind. */
+export function modelFlag<const H extends string, const P extends ModelPurpose>(help: H, purpose: P) {
+  return { flags: '-m, --model <id>', help, parse: modelOrAlias, complete: `${purpose}-models` } as const;
+}
+
+/** `--models`, the fallbacks of a command's `--model`, of the same kind. */
+export function fallbackModelsFlag<const P extends ModelPurpose>(purpose: P) {
+  return { flags: '--models <ids>', help: 'fallback models, comma-separated, tried in order', parse: modelList, complete: `${purpose}-model-ids` } as const;
 }
 
 /** --session and --user, with the spec's 256-character limits (chat, responses, speech). */
@@ -216,8 +221,8 @@ export const ROUTING_FLAGS = {
 
 /** Generation: the model and the sampling flags chat and responses share. */
 export const GENERATION_FLAGS = {
-  model: modelFlag("model, <author>/<slug> (default: the profile's model)"),
-  models: { flags: '--models <ids>', help: 'fallback models, comma-separated, tried in order', parse: modelList, complete: 'model-ids' },
+  model: modelFlag("model, <author>/<slug> (default: the profile's model)", 'chat'),
+  models: fallbackModelsFlag('chat'),
   temperature: { flags: '-t, --temperature <t>', help: 'sampling temperature, 0 to 2', parse: numberIn(0, 2) },
   topP: { flags: '--top-p <p>', help: 'nucleus sampling, 0 to 1', parse: numberIn(0, 1) },
 } as const satisfies FlagTable;

@@ -1,4 +1,4 @@
-import { isUtf8 } from 'node:buffer';
+import { decodeText, notTextReason } from '../../internal/not-text.js';
 import { usage } from '../exit-codes.js';
 
 /**
@@ -8,50 +8,7 @@ import { usage } from '../exit-codes.js';
  * held a second copy of the bytes while it decoded (a 50 MB prompt, 50 MB more).
  */
 export function utf8Text(bytes: Uint8Array, what: string): string {
-  // A NUL byte is valid UTF-8 but no text has one: UTF-16 without a byte-order mark has one every other byte.
-  const nul = bytes.indexOf(0);
-  if (nul !== -1) throw notUtf8(what, looksUtf16(bytes) || zeroEveryOtherByte(bytes) ? UTF16 : `it holds a NUL byte at offset ${nul}: binary data, not text`);
-  if (!isUtf8(bytes)) {
-    if (looksUtf16(bytes)) throw notUtf8(what, UTF16);
-    const at = firstInvalid(bytes);
-    throw notUtf8(what, `byte 0x${bytes[at]!.toString(16).toUpperCase().padStart(2, '0')} at offset ${at}: text in another encoding converts with iconv, e.g. iconv -f LATIN1 -t UTF-8`);
-  }
-  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-  return Buffer.from(bytes.buffer, bytes.byteOffset + bom, bytes.byteLength - bom).toString('utf8');
-}
-
-const looksUtf16 = (bytes: Uint8Array) => bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
-
-/** ASCII text in UTF-16 (LE or BE) without a byte-order mark: a zero at every other byte of its start. */
-function zeroEveryOtherByte(bytes: Uint8Array): boolean {
-  const n = Math.min(bytes.length, 64) & ~1;
-  let even = n >= 4;
-  let odd = n >= 4;
-  for (let i = 0; i < n; i += 2) {
-    if (bytes[i] !== 0) even = false;
-    if (bytes[i + 1] !== 0) odd = false;
-  }
-  return even || odd;
-}
-
-const UTF16 = 'it is UTF-16: convert it with iconv -f UTF-16 -t UTF-8';
-const notUtf8 = (what: string, why: string) => usage(`${what} is not UTF-8 text (${why})`);
-
-// Made on first use: a strict decoder costs ~0.5 ms, and only bytes found not UTF-8 need one.
-let strict: TextDecoder | undefined;
-
-/** The offset of the first byte that starts no valid UTF-8 sequence (the strict decoder said there is one). */
-function firstInvalid(bytes: Uint8Array): number {
-  for (let i = 0; i < bytes.length; ) {
-    const b = bytes[i]!;
-    const n = b < 0x80 ? 1 : b >= 0xc2 && b < 0xe0 ? 2 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xf0 && b < 0xf5 ? 4 : 0;
-    if (n === 0 || i + n > bytes.length) return i;
-    try {
-      (strict ??= new TextDecoder('utf-8', { fatal: true })).decode(bytes.subarray(i, i + n));
-    } catch {
-      return i;
-    }
-    i += n;
-  }
-  return 0;
+  const why = notTextReason(bytes);
+  if (why) throw usage(`${what} is not UTF-8 text (${why})`);
+  return decodeText(bytes);
 }

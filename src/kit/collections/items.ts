@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { isRecord } from '../../internal/shape.js';
+import { decodeText, notTextReason } from '../../internal/not-text.js';
 import { CollectionError } from '../errors.js';
 import type { EmbedItem } from './embed.js';
 
@@ -138,8 +139,11 @@ export function itemsFromFiles(dir: string, glob: string, prefix = ''): { items:
       try {
         if (statSync(path).size > MAX_FILE_BYTES) skipped.push({ path, why: `larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB` });
         else {
-          const content = readFileSync(path, 'utf8');
-          if (content.trim()) items.push({ id: prefix + rel, content });
+          const bytes = readFileSync(path);
+          const notText = notTextReason(bytes);
+          const content = notText ? '' : decodeText(bytes);
+          if (notText) skipped.push({ path, why: `not UTF-8 text (${notText})` });
+          else if (content.trim()) items.push({ id: prefix + rel, content });
           else skipped.push({ path, why: 'empty' });
         }
       } catch (err) {

@@ -18,7 +18,7 @@ import { embedBody, embedTexts, runPlan, type EmbedPlan, type SendOptions } from
 
 /** The flags of a command that embeds into (or searches) a collection. */
 export const SEND_FLAGS = {
-  model: modelFlag("embedding model (default: the collection's, else ROUTER_EMBED_MODEL or the profile's embed_model); a collection keeps the one it began with"),
+  model: modelFlag("embedding model (default: the collection's, else ROUTER_EMBED_MODEL or the profile's embed_model); a collection keeps the one it began with", 'embedding'),
   dimensions: { flags: '--dimensions <n>', help: 'output dimensions of a new collection (>= 1); fixed with it', parse: integerIn(1) },
   user: OPEN_USER_FLAG,
   providerOnly: PROVIDER_FLAGS.providerOnly,

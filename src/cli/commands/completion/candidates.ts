@@ -2,23 +2,23 @@ import { PROFILE_FIELDS } from '../../../config/fields.js';
 import { fromEnv } from '../../../config/settings.js';
 import type { RunContext } from '../../run.js';
 import type { DynamicKind } from './tree.js';
+import type { Model } from '../../../client/resources/models.js';
+import { configuredModels, modelAsk, offeredModels } from './model-candidates.js';
 
 /** A completion waits at most this long for the service in all (a body that trickles in included), with no retries. */
 const TIMEOUT_S = 3;
 
-async function profiles(ctx: RunContext<unknown>): Promise<{ names: string[]; models: string[] }> {
+async function profileFile(ctx: RunContext<unknown>) {
   const { ProfileFile } = await import('../../../config/profile-file.js');
-  const s = new ProfileFile(ctx.env.ROUTER_CONFIG_DIR, ctx.env);
-  const names = s.names();
-  return { names, models: names.map((n) => s.get(n)?.model).filter((m): m is string => !!m) };
+  return new ProfileFile(ctx.env.ROUTER_CONFIG_DIR, ctx.env);
 }
 
 export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): Promise<string[]> {
   if (kind === 'settings') return [...PROFILE_FIELDS];
-  if (kind === 'profiles') return (await profiles(ctx)).names;
+  if (kind === 'profiles') return (await profileFile(ctx)).names();
   if (kind === 'roles') return (await import('../../saved/roles.js')).roleNames(ctx.env);
-  const aliases = async () => Object.keys((await import('../../../kit/model-aliases.js')).readAliases(ctx.env)).sort();
-  if (kind === 'aliases') return aliases();
+  const aliases = async () => (await import('../../../kit/model-aliases.js')).readAliases(ctx.env);
+  if (kind === 'aliases') return Object.keys(await aliases()).sort();
   if (kind === 'collections') return (await (await import('../collections/send.js')).collectionsOf(ctx)).list().map((c) => c.name);
   if (kind === 'conversations') return (await import('../../saved/conversations.js')).findConversationIds(ctx.env).sort();
   if (kind === 'job-ids') return (await import('../../../batch/job/store.js')).listJobs(ctx.env).map((j) => j.id);
@@ -26,9 +26,12 @@ export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): P
   const signal = AbortSignal.timeout(TIMEOUT_S * 1000);
   const { connect } = await import('../../context.js');
   // Models: the aliases (read from their file, never from the service; not where only an id is taken), the configured ids, then the service's list.
-  const known = new Set([...(kind === 'models' ? await aliases().catch(() => []) : []), ...(await profiles(ctx).catch(() => ({ models: [] as string[] }))).models, ...[fromEnv(ctx.env, 'ROUTER_MODEL')].filter((m): m is string => m !== undefined)]);
+  const ask = modelAsk(kind);
+  const named = ask?.aliases ? await aliases().catch(() => ({})) : {};
+  const profiles = await profileFile(ctx).then((f) => f.names().map((n) => f.get(n) ?? {})).catch(() => []);
+  const configured = ask ? configuredModels(ask, profiles, (name) => fromEnv(ctx.env, name)) : [];
   const settings = await ctx.settings().catch(() => undefined);
-  if (!settings) return kind === 'models' || kind === 'model-ids' ? [...known] : [];
+  if (!settings) return ask ? offeredModels(ask, named, configured) : [];
   const { DEFAULT_API_ROOT } = await import('../../../client/core.js');
   const root = settings.apiRoot ?? DEFAULT_API_ROOT;
   // A Tab never reads a key: one that is not at hand with the settings (a key command's, a password manager's;
@@ -60,19 +63,21 @@ export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): P
       await client.close();
     }
   }
+  if (!ask) return [];
   const { cachedModels, modelCatalog } = await import('../../service/model-catalog.js');
   // The list as last kept, however old.
-  if (notAtHand('apiKey')) return [...known, ...(cachedModels(ctx.env, root, Date.now(), Infinity) ?? []).map((m) => m.id)];
+  if (notAtHand('apiKey')) return offeredModels(ask, named, configured, cachedModels(ctx.env, root, Date.now(), Infinity));
+  let listed: Model[] | undefined;
   try {
     const { client } = await connect(ctx.io, flags, settings);
     try {
       // The list `router models` keeps, fetched only when it is not fresh.
-      for (const m of await modelCatalog(client, { env: ctx.env, apiRoot: root, signal })) known.add(m.id);
+      listed = await modelCatalog(client, { env: ctx.env, apiRoot: root, signal });
     } finally {
       await client.close();
     }
   } catch {
     /* offline or no key: the configured models still complete */
   }
-  return [...known];
+  return offeredModels(ask, named, configured, listed);
 }

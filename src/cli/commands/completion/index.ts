@@ -1,7 +1,7 @@
 /** `router completion <shell>`: a script generated from the command tree; `router __complete KIND`: its lookups. */
 import { defineCommand } from '../../define.js';
 import { runtimeOf } from '../../run.js';
-import type { DynamicKind } from './tree.js';
+import { DYNAMIC_KINDS as KINDS, type DynamicKind } from '../../flags/flags.js';
 
 export const completion = defineCommand({
   name: 'completion',
@@ -23,8 +23,6 @@ export const completion = defineCommand({
     io.out(shell === 'bash' ? bashScript(root) : shell === 'zsh' ? zshScript(root) : fishScript(root));
   },
 });
-
-const KINDS: readonly DynamicKind[] = ['batch-ids', 'job-ids', 'key-hashes', 'profiles', 'settings', 'models', 'model-ids', 'roles', 'conversations', 'aliases', 'collections'];
 
 /** The values a completion script offers, one per line; never an error on stderr (so no choices: a wrong KIND prints nothing). */
 export const complete = defineCommand({

@@ -14,7 +14,7 @@ const FLAGS = {
   ...WRITTEN_PROFILE_FLAGS,
   withKey: { flags: '--with-key', help: 'read the key from stdin' },
   apiRoot: { flags: '--api-root <url>', help: 'API root to store with it, e.g. http://127.0.0.1:8080/api' },
-  model: { flags: '-m, --model <id>', help: 'default model to store with it', complete: 'models' },
+  model: { flags: '-m, --model <id>', help: 'default model to store with it', complete: 'chat-models' },
   verify: { flags: '--no-verify', help: 'save the key without checking it against the service' },
 } as const;
 
