@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 import { counted, grouped } from '../../../internal/counted.js';
 import { BatchError } from '../../../batch/errors.js';
 import { linkSeen } from '../../spend/sent-seen.js';
+import { markBatchEnded } from '../../../kit/spend/reconcile-batch.js';
 
 /** Where results go: an output file opened (and checked) before anything is sent, or stdout. */
 export type ResultsTarget = { file: OutputFile } | { stdout: true };
@@ -106,7 +107,8 @@ export function logBatch(ctx: Pick<RunContext<unknown>, 'logUsage' | 'io' | 'env
   ctx.logUsage({ endpoint: '/v1/batches', model: b.model, batch_id: b.id, ...used });
   // Said, as the budgets stay lowered by it: the service names no cost of the requests that completed.
   if (used.cost === undefined && existsSync(batchHoldPath(ctx.env, b.id))) {
-    ctx.io.note(`note: ${b.id} ended ${b.status} and the service names no cost for its completed requests: its bound stays held against the budgets for 48 hours after it was made`);
+    markBatchEnded(ctx.env, b.id, b.request_counts?.completed ?? 1, b.model);
+    ctx.io.note(`note: ${b.id} ended ${b.status} and the service names no cost for its completed requests: its bound stays held against the budgets, until router usage --reconcile settles it by its key's spend (a management key, an hour from now), or for 48 hours after it was made`);
   }
 }
 
