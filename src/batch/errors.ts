@@ -2,6 +2,8 @@
  * The one error the batch engine throws of its own (besides the client's): a message for a person
  * and a reason a caller can act on. The CLI maps each reason to an exit code in src/cli/errors.ts.
  */
+import type { Batch } from '../client/types.js';
+
 export type BatchErrorReason =
   /** The input, or what was asked of it, is wrong; nothing was sent. */
   | 'invalid'
@@ -41,7 +43,8 @@ export type BatchErrorData =
   | { about: 'shards_running'; job: string; running: number }
   /** The input a job reads its shards back from is gone or changed: its batches' results are still had one by one. */
   | { about: 'input_changed'; job: string; input: string; gone: boolean; batches: string[] }
-  | { about: 'results_owed'; batch: string; why: string }
+  /** `owed`: the batch as the 402 shows it (its usage names what is owed, where the service says). */
+  | { about: 'results_owed'; batch: string; why: string; owed?: Batch | undefined }
   /** A job taken up at another API root than the one its batches were made at. */
   | { about: 'other_root'; job: string; api_root: string; here: string }
   | { about: 'results_not_ready'; batch: string; status: string };

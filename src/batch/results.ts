@@ -12,7 +12,7 @@ export function batchError(err: unknown, id: string): unknown {
     const batch = batchOf402(err);
     // A completed batch has no reason of its own: its error is the 402's own words.
     const own = batch?.error?.message && batch.status !== 'completed' ? ` (the batch ${batch.status}: ${batch.error.message})` : '';
-    return new BatchError(`the finalized cost of ${id} exceeds your balance${own}: add credits, then get its results again`, 'payment', undefined, { about: 'results_owed', batch: id, why: own });
+    return new BatchError(`the finalized cost of ${id} exceeds your balance${own}: add credits, then get its results again`, 'payment', undefined, { about: 'results_owed', batch: id, why: own, ...(batch ? { owed: batch } : {}) });
   }
   if (err.status === 410) return new BatchError(`the results of ${id} were deleted after the 30-day retention`, 'not_found');
   if (err.status === 404) {

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLAVORS } from '../support/batch-jobs.js';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { RouterClient } from '../../src/client/index.js';
+import { reconcile } from '../../src/kit/spend/reconcile.js';
 
 // A batch that ends without completing (expired here; failed and cancelled end the same way) is settled in the
 // ledger by what the service says it charged, so its budget hold goes. Before: the deployed service's usage is
@@ -28,6 +30,19 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
     expect(r.code, r.stderr).toBe(0);
     return JSON.parse(r.stdout);
   };
+
+  /** The kit's reconcile as `router usage --reconcile` runs it, `later` ms from now, with the management key (unless `manager` is false). */
+  async function reconciled(state: string, later: number, manager = true) {
+    const client = new RouterClient({ apiKey: t.apiKey, apiRoot: t.apiRoot });
+    const mgr = manager ? new RouterClient({ apiKey: t.managementKey, apiRoot: t.apiRoot }) : undefined;
+    try {
+      const { report, failure } = await reconcile({ env: { ROUTER_STATE_DIR: state }, profile: 'default', client, manager: mgr, limit: 50, signal: new AbortController().signal, now: Date.now() + later });
+      expect(failure).toBeUndefined();
+      return report;
+    } finally {
+      await Promise.all([client.close(), mgr?.close()]);
+    }
+  }
 
   async function boundOf(file: string): Promise<number> {
     const r = await t.run(['batch', 'create', file, '--model', 'local/lorem', '--dry-run']);
@@ -82,6 +97,7 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
     const file = requestsFile();
     const state = join(t.dir, 'state-some');
     const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: String((await boundOf(file)) * 1.5) };
+    const usedBefore = ((await (await fetch(`${t.apiRoot}/v1/key`, { headers: { authorization: `Bearer ${t.apiKey}` } })).json()) as { data: { usage: number } }).data.usage;
     const made = await t.run(['batch', 'create', file, '--model', 'local/lorem'], { env });
     expect(made.code, made.stderr).toBe(0);
     const id = made.stdout.trim();
@@ -107,7 +123,27 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       expect(b.usage).toBeNull();
       expect(lines[0].cost).toBeUndefined();
       expect(existsSync(holdOf(state, id))).toBe(true);
-      expect(got.stderr).toBe(`note: ${id} ended expired and the service names no cost for its completed requests: its bound stays held against the budgets for 48 hours after it was made\n`);
+      expect(got.stderr).toBe(`note: ${id} ended expired and the service names no cost for its completed requests: its bound stays held against the budgets, until router usage --reconcile settles it by its key's spend (a management key, an hour from now), or for 48 hours after it was made\n`);
+
+      // usage --reconcile: within the hour, it waits; after, settled by the key's spend since the send (nothing else was
+      // charged on the key then): exactly what the completed requests were charged, never less, and the hold goes.
+      const bound = JSON.parse(readFileSync(holdOf(state, id), 'utf8')).usd as number;
+      const keyUsed = async () => ((await (await fetch(`${t.apiRoot}/v1/key`, { headers: { authorization: `Bearer ${t.apiKey}` } })).json()) as { data: { usage: number } }).data.usage;
+      const charged = (await keyUsed()) - usedBefore;
+      expect(charged).toBeGreaterThan(0);
+      const soon = await reconciled(state, 0);
+      expect(soon.batches.waiting).toEqual([id]);
+      expect(existsSync(holdOf(state, id))).toBe(true);
+      const none = await reconciled(state, 2 * 3600_000, false);
+      expect(none.batches.unsettled).toMatchObject([{ id, why: expect.stringMatching(/no management key/) }]);
+      const later = await reconciled(state, 2 * 3600_000);
+      expect(later.batches.settled).toMatchObject([{ id, bound }]);
+      expect(later.batches.settled[0].charged).toBeCloseTo(charged, 9);
+      expect(later.batches.settled[0].charged).toBeLessThanOrEqual(bound);
+      expect(existsSync(holdOf(state, id))).toBe(false);
+      expect(ledger(state).filter((l) => l.batch_id === id).at(-1)).toMatchObject({ cost: later.batches.settled[0].charged });
+      // Settled once: a later run finds nothing of it.
+      expect((await reconciled(state, 2 * 3600_000)).batches.settled).toEqual([]);
     }
   });
 });

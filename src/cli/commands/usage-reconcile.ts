@@ -22,6 +22,7 @@ export async function runReconcile(ctx: RunContext<{ json?: boolean }>, limit: n
     if (report.pending.length) parts.push(`${report.pending.length} not known to the service yet (asked again in ${ASK_AGAIN_MS / 60_000} minutes)`);
     if (report.waiting.length) parts.push(`${counted(report.waiting.length, 'call')} not known to the service when asked in the last ${ASK_AGAIN_MS / 60_000} minutes, not asked again before`);
     parts.push(...heldWords(report.held));
+    parts.push(...batchWords(report.batches));
     parts.push(leftWords(report.left, limit));
     // Calls made at another service: asked of this one, they would be "not known yet", then given up on.
     for (const [root, count] of Object.entries(report.elsewhere)) parts.push(`${counted(count, 'call')} made at ${root}, not asked here (reconcile ${count === 1 ? 'it' : 'them'} there: router usage --reconcile --api-root ${root}, with its key)`);
@@ -46,6 +47,19 @@ function heldWords(held: ReconcileReport['held']): string[] {
   const why = new Map<string, number>();
   for (const u of held.unsettled) why.set(u.why, (why.get(u.why) ?? 0) + 1);
   for (const [reason, count] of why) parts.push(`${counted(count, 'call')} killed or lost before the service named ${count === 1 ? 'it stays' : 'them stay'} at ${count === 1 ? 'its' : 'their'} bound: ${reason}`);
+  return parts;
+}
+
+/** What became of the batches that ended naming no cost (settled by their key's spend, reconcile-batch.ts). */
+function batchWords(b: ReconcileReport['batches']): string[] {
+  const parts: string[] = [];
+  if (b.settled.length) {
+    const bound = roundCost(b.settled.reduce((a, c) => a + c.bound, 0));
+    const charged = roundCost(b.settled.reduce((a, c) => a + c.charged, 0));
+    parts.push(`settled ${counted(b.settled.length, 'batch', 'batches')} that ended naming no cost by the key's spend: held ${usd(bound)}, now ${usd(charged)}`);
+  }
+  if (b.waiting.length) parts.push(`${counted(b.waiting.length, 'batch', 'batches')} that ended naming no cost, settled by a run an hour after seen ended (once the key's spend counts their requests)`);
+  for (const u of b.unsettled) parts.push(`${u.id} stays held at its bound: ${u.why}`);
   return parts;
 }
 

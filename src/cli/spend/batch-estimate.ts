@@ -118,7 +118,7 @@ export async function checkBatchSpend(ctx: RunContext<SpendOptions>, connected: 
     const e = await checkOnce(ctx, connected, b, heldByOthers(ctx.env, settings.profile)).catch((err: unknown) => {
       throw err instanceof HeldBack ? new CliError(`${err.message}: nothing was submitted`, EXIT.PAYMENT) : err;
     });
-    if (e) ctx.holdBudget((e.hold = new BudgetHold(ctx.env, settings.profile, e.bound, { command: commandPath(ctx), api_root: rootKey(settings.apiRoot ?? DEFAULT_API_ROOT), batch: true })));
+    if (e) ctx.holdBudget((e.hold = new BudgetHold(ctx.env, settings.profile, e.bound, { command: commandPath(ctx), api_root: rootKey(settings.apiRoot ?? DEFAULT_API_ROOT), batch: true, ...(connected.keyHash ? { key_hash: connected.keyHash } : {}) })));
     return e;
   });
 }

@@ -14,9 +14,9 @@ import { roundCost } from '../../internal/round-cost.js';
 /** A range is asked about once it ended this long ago: a generation is counted by then (a whole answer read to its end after its caller went too). */
 export const SETTLE_HELD_AFTER_MS = 60 * 60 * 1000;
 /** Added to each side of a range: the service's clock and this one's may differ. */
-const CLOCK_MARGIN_MS = 60 * 1000;
+export const CLOCK_MARGIN_MS = 60 * 1000;
 /** A call named in the ledger may have begun in the range if it ended (its line's time) this long after it at most. */
-const LONGEST_CALL_MS = 60 * 60 * 1000;
+export const LONGEST_CALL_MS = 60 * 60 * 1000;
 
 export interface HeldSettled {
   id: string;
@@ -41,7 +41,7 @@ export interface NamedCall {
   key_hash: string;
 }
 
-interface Window {
+export interface Window {
   start: number;
   end: number;
 }
@@ -118,7 +118,7 @@ export async function settleHeld(o: SettleHeldOptions): Promise<{ report: HeldRe
 }
 
 /** Whether the management key manages the key of `hash` (`GET /v1/keys/{hash}`): else the key's spend is not its to tell. */
-async function manages(manager: RouterClient, hash: string, signal: AbortSignal): Promise<boolean> {
+export async function manages(manager: RouterClient, hash: string, signal: AbortSignal): Promise<boolean> {
   try {
     await manager.keys.get(hash, { signal });
     return true;
@@ -129,7 +129,7 @@ async function manages(manager: RouterClient, hash: string, signal: AbortSignal)
 }
 
 /** What the key of `hash` spent, and in how many requests, in the range (by the service's clock). */
-async function keySpent(manager: RouterClient, hash: string, w: Window, signal: AbortSignal): Promise<{ usage: number; requests: number }> {
+export async function keySpent(manager: RouterClient, hash: string, w: Window, signal: AbortSignal): Promise<{ usage: number; requests: number }> {
   const body = { metrics: ['usage', 'request_count'], filters: [{ field: 'api_key', operator: 'eq', value: hash }], time_range: { start: new Date(w.start).toISOString(), end: new Date(w.end).toISOString() } };
   // Asked again where it failed on the way: a query spends nothing.
   const { data } = await manager.core.json<{ data?: { data?: { usage?: unknown; request_count?: unknown }[] } }>({ method: 'POST', path: '/analytics/query', body, signal, retry: 'always' });
@@ -144,7 +144,7 @@ async function keySpent(manager: RouterClient, hash: string, w: Window, signal: 
 }
 
 /** A named call's charge and when the service made it; null where the service does not know it (not subtracted: never too little left). */
-async function generationCost(client: RouterClient, id: string, signal: AbortSignal): Promise<{ created: number; cost: number } | null> {
+export async function generationCost(client: RouterClient, id: string, signal: AbortSignal): Promise<{ created: number; cost: number } | null> {
   try {
     const g = await client.generations.get(id, { signal });
     const created = Date.parse(g.created_at);

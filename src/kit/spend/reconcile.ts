@@ -19,6 +19,7 @@ import { rootKey, sameRoot } from '../../internal/api-root.js';
 import { readAsked, saveAsked } from './reconcile-asked.js';
 import { HELD } from './hold-record.js';
 import { settleHeld, type HeldReport, type NamedCall } from './reconcile-held.js';
+import { settleEndedBatches } from './reconcile-batch.js';
 
 /** The endpoints whose answers are generations the service can describe. */
 const GENERATED = new Set(['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/audio/speech', '/alpha/decisions']);
@@ -63,6 +64,8 @@ export interface ReconcileReport {
   charged_cost: number;
   /** Calls counted at their bound before their answer named them (reconcile-held.ts): settled by the key's spend, or why not. */
   held: HeldReport;
+  /** Batches that ended naming no cost, held at their bound (reconcile-batch.ts): settled by the key's spend, or why not. */
+  batches: HeldReport;
 }
 
 type Checked = UsageRecord & { reconciles?: string; real_cost?: number | null };
@@ -126,7 +129,7 @@ async function ledgerDeadHolds(env: NodeJS.ProcessEnv, signal: AbortSignal): Pro
 async function reconcileAlone(o: Parameters<typeof reconcile>[0]): Promise<{ report: ReconcileReport; failure?: unknown }> {
   await ledgerDeadHolds(o.env, o.signal);
   const { todo, elsewhere, held, named } = await unreconciled(o.env, o.profile, o.client.core.apiRoot, o.signal);
-  const report: ReconcileReport = { checked: 0, reconciled: [], not_found: [], unknown_here: [], pending: [], waiting: [], left: 0, elsewhere, reported_cost: 0, charged_cost: 0, held: { settled: [], waiting: [], unsettled: [] } };
+  const report: ReconcileReport = { checked: 0, reconciled: [], not_found: [], unknown_here: [], pending: [], waiting: [], left: 0, elsewhere, reported_cost: 0, charged_cost: 0, held: { settled: [], waiting: [], unsettled: [] }, batches: { settled: [], waiting: [], unsettled: [] } };
   const now = o.now ?? Date.now();
   const write = (r: UsageRecord, real: number | null) => {
     const reported = typeof r.cost === 'number' && Number.isFinite(r.cost) ? r.cost : 0;
@@ -203,6 +206,17 @@ async function reconcileAlone(o: Parameters<typeof reconcile>[0]): Promise<{ rep
       const h = await settleHeld({ held, named, client: o.client, manager: o.manager, now, limit: o.limit - report.checked, signal: o.signal, write: (r, charged) => write(r, charged) });
       report.held = h.report;
       report.checked += h.checked;
+    } catch (err) {
+      if (o.signal.aborted || (err as { ledger?: boolean }).ledger) throw err;
+      report.stopped = (err as Error).message;
+      failure = err;
+    }
+  }
+  if (!failure) {
+    try {
+      const b = await settleEndedBatches({ env: o.env, profile: o.profile, apiRoot: o.client.core.apiRoot, named, client: o.client, manager: o.manager, now, limit: o.limit - report.checked, signal: o.signal });
+      report.batches = b.report;
+      report.checked += b.checked;
     } catch (err) {
       if (o.signal.aborted || (err as { ledger?: boolean }).ledger) throw err;
       report.stopped = (err as Error).message;

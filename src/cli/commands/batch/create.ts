@@ -154,8 +154,10 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
     }
     // The id goes out at once, whatever happens next: a watch that is killed never loses it. Its record stays
     // until the watch sees the batch end: the same command run again after a kill watches it, never sends again.
-    io.note(`created ${created.id}: ${counted(scan.count, 'request')} to ${scan.endpoint} with ${model}`);
+    // Written before the id is said: killed once it was said (its write blocked on a full pipe, or the process
+    // descheduled there), the record said "never answered before its id was printed".
     if (record) recordCreate(ctx.env, key, { ...record, batch_id: created.id, watching: true });
+    io.note(`created ${created.id}: ${counted(scan.count, 'request')} to ${scan.endpoint} with ${model}`);
     unlock();
     await watchAndFinish(ctx, client, created.id, created, target, () => clearCreate(ctx.env, key));
   } finally {

@@ -6,7 +6,7 @@ import type { RunContext } from '../../run.js';
 import { batchError, batchOf402 } from '../../../batch/results.js';
 import { describeBatch, tsvLine } from './format.js';
 import type { GetOpts } from './flags.js';
-import { logBatch, openResults, writeResults } from './results.js';
+import { logBatch, logOwed, openResults, writeResults } from './results.js';
 import { watchAndFinish } from './watch.js';
 import { counted } from '../../../internal/counted.js';
 import { linkSeen } from '../../spend/sent-seen.js';
@@ -21,7 +21,10 @@ export async function runGet(ctx: RunContext<GetOpts>, id: string): Promise<void
   if (opts.watch) return watchAndFinish(ctx, client, id, undefined, target);
   try {
     if (target) {
-      const b = await writeResults(io, client, id, target, signal);
+      const b = await writeResults(io, client, id, target, signal).catch((err: unknown) => {
+        logOwed(ctx, client.core.apiRoot, err);
+        throw err;
+      });
       linkSeen(ctx.env, client.core.apiRoot, [b]);
       logBatch(ctx, b);
       io.info(`${counted(b.request_counts.completed + b.request_counts.failed, 'result')} of ${id} (${b.status})`);
@@ -34,7 +37,9 @@ export async function runGet(ctx: RunContext<GetOpts>, id: string): Promise<void
       // The spec's 402 body is the batch metadata with results null: it is data, printed as a batch is.
       const owed = batchOf402(err);
       if (owed) printBatch(ctx, owed);
-      throw batchError(err, id);
+      const explained = batchError(err, id);
+      logOwed(ctx, client.core.apiRoot, explained);
+      throw explained;
     }
     // Before its cost is recorded: the budgets' hold an unanswered create kept for it is settled by that cost, not kept beside it.
     linkSeen(ctx.env, client.core.apiRoot, [b]);

@@ -10,6 +10,9 @@ import type { RunContext } from '../../run.js';
 import { batchHoldPath, usageFields } from '../../../kit/spend/ledger.js';
 import { existsSync } from 'node:fs';
 import { counted, grouped } from '../../../internal/counted.js';
+import { BatchError } from '../../../batch/errors.js';
+import { linkSeen } from '../../spend/sent-seen.js';
+import { markBatchEnded } from '../../../kit/spend/reconcile-batch.js';
 
 /** Where results go: an output file opened (and checked) before anything is sent, or stdout. */
 export type ResultsTarget = { file: OutputFile } | { stdout: true };
@@ -104,8 +107,22 @@ export function logBatch(ctx: Pick<RunContext<unknown>, 'logUsage' | 'io' | 'env
   ctx.logUsage({ endpoint: '/v1/batches', model: b.model, batch_id: b.id, ...used });
   // Said, as the budgets stay lowered by it: the service names no cost of the requests that completed.
   if (used.cost === undefined && existsSync(batchHoldPath(ctx.env, b.id))) {
-    ctx.io.note(`note: ${b.id} ended ${b.status} and the service names no cost for its completed requests: its bound stays held against the budgets for 48 hours after it was made`);
+    markBatchEnded(ctx.env, b.id, b.request_counts?.completed ?? 1, b.model);
+    ctx.io.note(`note: ${b.id} ended ${b.status} and the service names no cost for its completed requests: its bound stays held against the budgets, until router usage --reconcile settles it by its key's spend (a management key, an hour from now), or for 48 hours after it was made`);
   }
+}
+
+/**
+ * A Get answered 402 for a batch that ended (its finalized cost exceeds the balance): what it owes is money spent, charged
+ * once credits cover it, whoever asks then. Its line goes to the ledger now, as the batch seen ended (counted once, at its
+ * latest figures), so that its hold is settled by that cost, not left to lapse while the debt stays unseen.
+ */
+export function logOwed(ctx: Pick<RunContext<unknown>, 'logUsage' | 'io' | 'env'>, apiRoot: string, err: unknown): void {
+  const owed = err instanceof BatchError && err.data?.about === 'results_owed' ? err.data.owed : undefined;
+  if (!owed) return;
+  // As a batch seen ended: the hold an unanswered create kept for it is settled by its cost, not kept beside it.
+  linkSeen(ctx.env, apiRoot, [owed]);
+  logBatch(ctx, owed);
 }
 
 /** Results written over the requests file would replace the requests (and a job could never be resumed). */

@@ -8,7 +8,7 @@ import { CliError, EXIT } from '../../exit-codes.js';
 import type { FlagValues } from '../../flags/flags.js';
 import type { RunContext } from '../../run.js';
 import type { CreateOpts, WATCH_FLAGS } from './flags.js';
-import { logBatch, openResults, sayFailed, writeResults, type ResultsTarget } from './results.js';
+import { logBatch, logOwed, openResults, sayFailed, writeResults, type ResultsTarget } from './results.js';
 import { describeBatch, tsvLine } from './format.js';
 import { drawsSpinner, spinnerMaker } from '../../io/spinner.js';
 import { grouped } from '../../../internal/counted.js';
@@ -113,6 +113,7 @@ export async function watchAndFinish(ctx: RunContext<WatchOpts>, client: RouterC
       throw new CliError(`${id} ${final.status}${final.error ? `: ${final.error.message}` : ''}`, EXIT.BATCH_FAILED);
     }
   } catch (err) {
+    logOwed(ctx, client.core.apiRoot, err);
     // Ctrl-C said the id and the command that takes it up: that create was answered, its record goes.
     if (signal.aborted) ended?.();
     throw err;
