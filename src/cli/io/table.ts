@@ -10,6 +10,8 @@ import { visible } from '../../internal/visible.js';
 export interface TableShape {
   /** The column of free text (a title, a path) cut with "…" so the table is no wider than the terminal. */
   fit?: number;
+  /** A long list that fits its own columns (models, batch list): a line still too wide is cut with "…", not shown expanded. */
+  cutLines?: boolean;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface TableShape {
  * reverse what follows it), and keys hidden before any cut; cut and fitted by textWidth (a wide letter two columns,
  * a combining mark or skin tone none). A table still wider than the terminal once its `fit` column is cut (a key's
  * hash is 64 columns) is shown as psql's expanded display does: each row a block of "column  value" lines, a value
- * past the line cut with "…".
+ * past the line cut with "…"; or, for a long list that fits its own columns (`cutLines`), each line cut with "…".
  */
 export function table(io: IO, head: readonly string[], rows: readonly (readonly (string | number)[])[], shape: TableShape = {}): string {
   if (!io.stdoutTTY) return rows.map((r) => tabLine(r)).join('');
@@ -33,12 +35,12 @@ export function table(io: IO, head: readonly string[], rows: readonly (readonly 
   const { fit } = shape;
   const over = drawn(widths) - columns;
   const fitted = fit !== undefined && over > 0 && widths[fit]! > FIT_MIN ? Math.max(FIT_MIN, widths[fit]! - over) : undefined;
-  if (drawn(fitted === undefined ? widths : widths.map((w, i) => (i === fit ? fitted : w))) > columns) return expanded(io, names, cells, columns);
+  if (!shape.cutLines && drawn(fitted === undefined ? widths : widths.map((w, i) => (i === fit ? fitted : w))) > columns) return expanded(io, names, cells, columns);
   if (fitted !== undefined) {
     widths[fit!] = fitted;
     for (const r of cells) r[fit!] = cut(r[fit!]!, fitted);
   }
-  return columnsOf(io, names, cells);
+  return columnsOf(io, names, cells, columns);
 }
 
 /** A cell as shown on a terminal: keys hidden, control and format characters escaped. */
@@ -53,10 +55,10 @@ const GAP = '  ';
 const BARE = { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: GAP };
 
 /** Each row on one line, the head bold when color is allowed, trailing blanks dropped (the last column unpadded). */
-function columnsOf(io: IO, head: string[], rows: string[][]): string {
+function columnsOf(io: IO, head: string[], rows: string[][], columns: number): string {
   const t = new Table({ head, chars: BARE, style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 } });
   t.push(...rows);
-  const lines = t.toString().split('\n').map((l) => l.trimEnd());
+  const lines = t.toString().split('\n').map((l) => cut(l.trimEnd(), columns));
   if (io.color) lines[0] = `\x1b[1m${lines[0]}\x1b[22m`;
   return `${lines.join('\n')}\n`;
 }
