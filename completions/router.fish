@@ -720,7 +720,7 @@ complete -c router -n '__router_at logs' -l conversation -x -a '(router __comple
 complete -c router -n '__router_at logs' -s c -l current -d 'only turns of the last conversation, the one chat -c goes on with (llm logs -c)'
 complete -c router -n '__router_at logs' -s r -l response -d 'print only the last turn'\''s answer, as it was (llm logs -r)'
 complete -c router -n '__router_at logs' -s t -l truncate -d 'cut each prompt, system message and answer to 100 characters on one line'
-complete -c router -n '__router_at logs' -l json -d 'print them as JSON: [{ id, conversation_id, model, prompt, response, fragments, … }]; --json=FIELDS (comma-separated) keeps only those fields'
+complete -c router -n '__router_at logs' -l json -d 'print them as JSON: [{ id, conversation_id, model, datetime_utc, prompt, response, fragments, … }]; --json=FIELDS (comma-separated) keeps only those fields'
 complete -c router -n '__router_at logs' -l jq -x -d 'filter the JSON output with a jq expression (implies --json; strings print raw)'
 complete -c router -n '__router_at logs' -s V -l version -d 'output the version number'
 complete -c router -n '__router_at logs' -s p -l profile -x -a '(router __complete profiles 2>/dev/null)' -d 'config profile to use (env ROUTER_PROFILE)'

@@ -8,7 +8,15 @@ export function firstWords(text: string, max: number): string {
   const word = /\S+/g;
   let out = '';
   for (let m; out.length <= max && (m = word.exec(text)); ) out += (out ? ' ' : '') + m[0].slice(0, max + 1);
-  if (out.length <= max) return out;
-  const head = out.slice(0, Math.max(0, max - 1)).replace(/[\uD800-\uDBFF]$/, '').trimEnd();
+  return cutText(out, max);
+}
+
+/**
+ * `text` as it is in at most `max` characters; longer, its start and "…" (counted in `max`, never after half an
+ * emoji): a quote of a server's or a tool's words (an error body, a tool's description) shows it was cut.
+ */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const head = text.slice(0, Math.max(0, max - 1)).replace(/[\uD800-\uDBFF]$/, '').trimEnd();
   return `${head}…`;
 }

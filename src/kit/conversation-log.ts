@@ -2,8 +2,8 @@
  * The log of kept conversations, turn by turn, as `llm logs` shows its responses: the last N (newest last),
  * those whose prompt or response holds every term of a search, of a model, of a conversation. Read from the
  * conversations' files one at a time: memory holds the N entries asked for and a number per conversation,
- * not the log (10,000 conversations are read in turn). A turn's time is its conversation's last update: the
- * turns of a conversation are listed together, in their order, placed by its latest.
+ * not the log (10,000 conversations are read in turn). Each turn has its own time (when it was kept), yet the
+ * turns of a conversation are listed together, in their order, placed by its last update.
  */
 import type { ChatMessage } from '../client/types.js';
 import type { ConversationRecord, ConversationStore } from './conversation-store.js';
@@ -17,6 +17,8 @@ export interface LogEntry {
   model: string | null;
   /** The conversation's last update. */
   updated_at: string;
+  /** When this turn was kept (llm's name); null for a turn before the last that an older router kept without its time. */
+  datetime_utc: string | null;
   turn: number;
   system: string | null;
   prompt: string;
@@ -64,12 +66,16 @@ const modelOf = (c: ConversationRecord) => c.model ?? (typeof c.answered_by === 
 export function conversationTurns(c: ConversationRecord): LogEntry[] {
   const turns: LogEntry[] = [];
   let system: ChatMessage | undefined;
+  const times = Array.isArray(c.turn_times) ? c.turn_times : [];
+  const users = c.messages.filter((m) => m.role === 'user').length;
+  // An older file kept no turn's time: its last turn's is the conversation's last update (only a kept turn updates it).
+  const timeOf = (n: number) => (typeof times[n - 1] === 'string' ? times[n - 1]! : n === users ? c.updated_at : null);
   for (const m of c.messages) {
     if (m.role === 'system') system = m;
     else if (m.role === 'user') {
       const n = turns.length + 1;
       turns.push({
-        id: `${c.id}#${n}`, conversation_id: c.id, conversation_title: c.title, model: modelOf(c), updated_at: c.updated_at, turn: n,
+        id: `${c.id}#${n}`, conversation_id: c.id, conversation_title: c.title, model: modelOf(c), updated_at: c.updated_at, datetime_utc: timeOf(n), turn: n,
         system: system ? textOf(system) : null, prompt: textOf(m), response: '', fragments: hashes(m), system_fragments: hashes(system),
       });
     } else if (m.role === 'assistant' && turns.length) {

@@ -30,6 +30,8 @@ export interface ConversationRecord {
   created_at: string;
   updated_at: string;
   messages: ChatMessage[];
+  /** When each turn (user message, in order) was kept; null for one an older router kept (it kept no turn's time). */
+  turn_times?: (string | null)[] | undefined;
 }
 
 /** What a listing holds of a conversation. */
@@ -63,6 +65,20 @@ export function newConversationRecord(model: string | undefined, first: string, 
     updated_at: now,
     messages: [],
   };
+}
+
+/**
+ * Each user message's time: this turn's the save's, those kept before as they were. A file an older router kept has
+ * none: its last turn's is its last update (only a kept turn updates it), the others' unknown (null).
+ */
+function turnTimes(saved: ConversationRecord, turn: readonly ChatMessage[], stored: ConversationRecord | undefined): (string | null)[] {
+  const users = (ms: readonly ChatMessage[]) => ms.filter((m) => m.role === 'user').length;
+  const total = users(saved.messages);
+  const fresh = total - users(turn);
+  const before = Array.isArray(saved.turn_times) ? saved.turn_times : [];
+  const older = stored && !Array.isArray(stored.turn_times) ? users(stored.messages) - 1 : -1;
+  const kept = (i: number) => (typeof before[i] === 'string' ? before[i] : i === older ? stored!.updated_at : null);
+  return Array.from({ length: total }, (_, i) => (i >= fresh ? saved.updated_at : kept(i)));
 }
 
 /** What every reader of a conversation relies on: a file edited by hand may not have it. */
@@ -167,6 +183,7 @@ export class ConversationStore {
     // Strictly later than what it replaces, so that the next reader can tell a change even within one millisecond.
     const now = new Date().toISOString();
     saved.updated_at = stored && now <= stored.updated_at ? new Date(Date.parse(stored.updated_at) + 1).toISOString() : now;
+    saved.turn_times = turnTimes(saved, turn, stored);
     // In pieces: a conversation of a very large prompt is not held again whole as JSON text, nor as its bytes.
     writeWhole(file, (fd) => writeJsonLine(fd, saved));
     writeWhole(join(this.dir, 'LAST'), `${c.id}\n`);

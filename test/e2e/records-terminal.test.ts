@@ -13,7 +13,8 @@ import { HAS_TMUX } from '../support/tmux.js';
 // 80 and 120 columns, as a person sees it: no tab (a tab jumps to the next multiple of 8, tearing columns), every line
 // within the window (none wrapped onto the next row), a long value (a role's prompt, a key's usage) cut with "…".
 // Was: the expanded layout a too-wide list falls back to (roles list with a long name) and records (keys current,
-// keys get) printed a long value whole, and the terminal wrapped it under the names.
+// keys get) printed a long value whole, and the terminal wrapped it under the names; and two table styles (a box for
+// usage, roles list, aliases list; borderless columns for models, batch list), now one: borderless.
 const env = terminalOnTestEnv();
 
 const PROMPT = `Answer as a pirate would, ${'and keep going '.repeat(8)}then stop.`;
@@ -59,7 +60,7 @@ describe.skipIf(!HAS_TMUX)('lists and records on a real terminal', () => {
       return r.stdout.trim();
     };
     await ok(['roles', 'save', 'pirate', '--system', PROMPT]);
-    // A name long enough that the roles table is wider than 80 columns: shown expanded.
+    // A name long enough that the roles table is wider than 80 columns with its prompt whole: the prompt cut with "…".
     await ok(['roles', 'save', 'a-role-with-a-name-long-enough-to-push-the-table-past-80', '--system', PROMPT, '--model', 'local/echo']);
     await ok(['aliases', 'set', 'long', LONG_MODEL]);
     await ok(['models', 'options', 'set', LONG_MODEL, 'temperature', '0.2']);
@@ -126,9 +127,11 @@ describe.skipIf(!HAS_TMUX)('lists and records on a real terminal', () => {
         expect(bytes.includes('\t'), `${line}: a tab on the terminal`).toBe(false);
         // screen() joins the rows of a wrapped line: each line as printed, measured.
         for (const l of shown) expect(textWidth(l.trimEnd()), `${columns} columns, ${line}:\n${l}`).toBeLessThanOrEqual(columns);
+        // One table style on a terminal, gh's borderless columns: no list drawn in a box (usage, roles and aliases were).
+        expect(shown.join('\n'), `${columns} columns, ${line}`).not.toMatch(/[│┼├┤┬┴┌┐└┘─]/);
         if (path === 'roles list') {
           expect(screen, line).not.toContain('then stop.');
-          expect(screen, line).toMatch(/keep going[^\n]*…/);
+          expect(screen, line).toMatch(/Answer as[^\n]*…/);
         }
       }
     }

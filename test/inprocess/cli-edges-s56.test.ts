@@ -81,16 +81,15 @@ it('conversations list and batch jobs: a table on a terminal, as keys list and u
   const piped = await run(['conversations', 'list'], env);
   expect(piped.stdout).toMatch(/^first\t\S+Z\t1\tlocal\/echo\thello\n$/);
   const tty = await onTerminal(['conversations', 'list'], env);
-  expect(tty.stdout).toMatch(/^┌─+┬/);
-  expect(tty.stdout).toMatch(/│ id +│ updated +│ turns │ model +│ title │/);
-  expect(tty.stdout).toMatch(/│ first │ \S+Z │ 1 +│ local\/echo │ hello │/);
+  expect(tty.stdout).toMatch(/^id +updated +turns +model +title\n/);
+  expect(tty.stdout).toMatch(/^first +\S+Z +1 +local\/echo +hello$/m);
   const jsonl = join(t.dir, 'jobs.jsonl');
   writeFileSync(jsonl, '{"custom_id":"a","body":{"messages":[{"role":"user","content":"hi"}]}}\n');
   expect((await run(['batch', 'run', jsonl, '--model', 'local/echo'], env)).code).toBe(0);
   const lines = (await run(['batch', 'jobs'], env)).stdout;
   expect(lines).toMatch(/^job_\S+\t\S[^\t]*\t[01]\/1\t\d+\/\d+\/1\t\d+\.\d{6}\t\S+Z\t\S*jobs\.jsonl\n$/);
   const table = (await runInProcess(['batch', 'jobs'], { env: { ...t.env, NO_COLOR: '1', ...env }, tty: { stdout: true }, columns: 160 })).stdout;
-  expect(table).toMatch(/│ id +│ state +│ shards ended │ completed\/failed\/requests │ cost +│ created +│ input +│/);
+  expect(table).toMatch(/^id +state +shards ended +completed\/failed\/requests +cost +created +input\n/);
   expect(table).toContain(lines.split('\t')[0]);
 });
 
@@ -103,11 +102,11 @@ it('conversations list and batch jobs on a narrow terminal: the title or input c
   const narrow = await at(70, ['conversations', 'list']);
   // Before: 105 characters a line on a 70-column terminal, each line wrapped in two.
   expect(Math.max(...narrow.map((l) => l.length))).toBeLessThanOrEqual(70);
-  expect(narrow.join('\n')).toMatch(/│ long │ .* │ a long \S*… │/);
-  expect((await at(200, ['conversations', 'list'])).join('\n')).toContain(`│ ${title} │`);
+  expect(narrow.join('\n')).toMatch(/^long +.* a long [^\n]*…$/m);
+  expect((await at(200, ['conversations', 'list'])).join('\n')).toMatch(new RegExp(` {2}${title}$`, 'm'));
   // Cut between letters: before, half an emoji (a UTF-16 unit) was printed, shown as �, at one width of two.
   await run(['chat', '-m', 'local/echo', '--conversation', 'party', '🎉'.repeat(40)], env);
-  for (const columns of [70, 71]) expect((await at(columns, ['conversations', 'list'])).join('\n')).toMatch(/│ party │ .* │ (🎉)+… +│/u);
+  for (const columns of [70, 71]) expect((await at(columns, ['conversations', 'list'])).join('\n')).toMatch(/^party +.* (🎉)+…$/mu);
   const jsonl = join(t.dir, 'a-folder-with-a-rather-long-name-for-its-batch-input-file.jsonl');
   writeFileSync(jsonl, '{"custom_id":"a","body":{"messages":[{"role":"user","content":"hi"}]}}\n');
   expect((await run(['batch', 'run', jsonl, '--model', 'local/echo'], env)).code).toBe(0);

@@ -170,7 +170,7 @@ it('keys list and batch jobs on an 80-column terminal: each row a block of "colu
   expect(keys).toMatch(/^created {2}\S+Z$/m);
   expect(keys).toMatch(/Z\n\nhash {5}[0-9a-f]{64}\n/);
   // Wide enough, the table as before.
-  expect(await at(240, ['keys', 'list'], mgmt)).toMatch(/│ hash +│ name +│ label +│ state/);
+  expect(await at(240, ['keys', 'list'], mgmt)).toMatch(/^hash +name +label +state/m);
   const env = { ROUTER_STATE_DIR: join(t.dir, 'eighty') };
   const jsonl = join(t.dir, 'eighty.jsonl');
   writeFileSync(jsonl, '{"custom_id":"a","body":{"messages":[{"role":"user","content":"hi"}]}}\n');

@@ -67,7 +67,7 @@ it('roles list: a role with no model is an empty field piped, a dash in the tabl
   const tty = await runInProcess(['roles', 'list'], { env: { ...t.env, ...env }, tty: { stdout: true } });
   // On a terminal the one table every list draws (no tabs), the missing model a dash.
   expect(tty.stdout).not.toContain('\t');
-  expect(tty.stdout).toMatch(/│ plain +│ - +│ Be plain\. │/);
+  expect(tty.stdout).toMatch(/^plain +- +Be plain\.$/m);
 });
 
 it('a bare router, or a group with no subcommand, prints its help on stdout, exit 0, as gh does', async () => {

@@ -49,6 +49,8 @@ const limited = (wait: string) => (_req: unknown, res: ServerResponse) => {
   res.end('{"error":{"code":429,"message":"slow down"}}');
 };
 
+/** An array longer than the 80 characters an error quotes of it. */
+const WIDE = `[${'1234567,'.repeat(15)}0]`;
 const ANSWERS = {
   'rate-7': limited('7'),
   'rate-3': limited('3'),
@@ -58,6 +60,7 @@ const ANSWERS = {
   null: json('null'),
   html: json('<html>busy</html>'),
   'no-data': json('{"object":"list"}'),
+  wide: json(WIDE),
   'stream-null': sse('data: null\n\n', sseChunk('x'), 'data: [DONE]\n\n'),
   'stream-number': sse('data: 42\n\n', 'data: [DONE]\n\n'),
   'late-null': sse(sseChunk(null), sseChunk('first '), 'data: null\n\n', sseChunk('more'), 'data: [DONE]\n\n'),
@@ -105,6 +108,8 @@ describe('whole answers that are no answer', () => {
     ['empty', 'an answer without choices: {}'],
     ['array', 'an answer that is not a JSON object: [1,2]'],
     ['null', 'an answer that is not a JSON object: null'],
+    // Quoted cut, it says so: was its first 80 characters bare.
+    ['wide', `an answer that is not a JSON object: ${WIDE.slice(0, 79)}…`],
     ['html', "HTTP 200 application/json, not JSON (<html>busy</html>): is base_url the API's (for Ollama, vLLM and OpenAI it ends in /v1)?"],
     ['huge', 'an answer larger than 1 MiB'],
   ])('%s alone is a 502 that says so; among others it is passed over', async (name, why) => {

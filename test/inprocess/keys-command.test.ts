@@ -77,7 +77,7 @@ describe('router keys list and get', () => {
     const made = await created('shown', '--limit', '4', '--limit-reset', 'monthly');
     const tty = (args: string[]) => runInProcess(['keys', ...args], { env: { ...t.env, ...mgmt, NO_COLOR: '1' }, tty: { stdout: true, stderr: true }, columns: 240 });
     const table = await tty(['list']);
-    expect(table.stdout).toMatch(/hash\s+│\s+name\s+│\s+label\s+│\s+state/);
+    expect(table.stdout).toMatch(/^hash +name +label +state/m);
     expect(table.stdout).toContain('shown');
     expect(table.stdout).not.toContain(made.key);
     const one = (await tty(['get', made.hash])).stdout;

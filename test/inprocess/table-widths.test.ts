@@ -58,17 +58,22 @@ it('models and batch list on a terminal: every column starts at one screen colum
   }
 });
 
-it('a boxed table (usage --by model): every line as wide as the top border, each border at one screen column', async () => {
+it('usage --by model, borderless as every table: each row ends at one screen column, its last cell under the head\'s', async () => {
   const r = await onTerminal(['usage', '--by', 'model']);
   expect(r.code, r.stderr).toBe(0);
   expect(r.stdout).not.toMatch(CONTROL);
   expect(hidden(r.stdout)).toBeNull();
   expect(r.stdout).toContain('evil\\u001b]0;pwned\\u0007\\u001b[2J');
   expect(r.stdout).toContain('soft\\u00adhyphen');
-  const lines = r.stdout.trimEnd().split('\n');
-  const borders = (line: string) => [...line].flatMap((ch, i) => ('│┼├┤┬┴┌┐└┘'.includes(ch) ? [textWidth([...line].slice(0, i).join(''))] : []));
-  expect(lines.map(borders)).toEqual(lines.map(() => borders(lines[0]!)));
-  expect(lines.length).toBeGreaterThan(NAMES.length * 2);
+  expect(r.stdout).not.toMatch(/[│┼├┤┬┴┌┐└┘─]/);
+  const [head, ...all] = r.stdout.trimEnd().split('\n');
+  // A row per model, then the total.
+  expect(all).toHaveLength(NAMES.length + 1);
+  const rows = all.slice(0, -1);
+  // Every model's one call cost the same: the last column, unpadded, ends every row at one screen column.
+  const cost = rows[0]!.split(/ +/).at(-1)!;
+  expect(rows.map((l) => l.endsWith(cost) && textWidth(l))).toEqual(rows.map(() => textWidth(rows[0]!)));
+  expect(columnOf(head!, 'cost')).toBe(textWidth(rows[0]!) - textWidth(cost));
 });
 
 it('a fitted column is cut by screen columns, between letters: a wide name never pushes the table past the terminal', async () => {

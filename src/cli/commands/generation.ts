@@ -6,6 +6,7 @@ import { defineCommand } from '../define.js';
 import { described } from '../io/described.js';
 import { usd } from '../../kit/spend/cost-bound.js';
 import { decimal } from '../../internal/decimal.js';
+import { cutText } from '../../internal/first-words.js';
 
 export const generation = defineCommand({
   name: 'generation',
@@ -26,7 +27,7 @@ Piped, one tab-separated line per field: name, value (the cost in USD as a plain
 
 async function runGeneration(ctx: RunContext<{ json?: boolean }>, id: string): Promise<void> {
   const { io, opts } = ctx;
-  if (!id.trim() || /\s/.test(id)) throw usage(`"${id.slice(0, 60)}" is not a generation id (no spaces; e.g. gen-1717171717-abc)`);
+  if (!id.trim() || /\s/.test(id)) throw usage(`"${cutText(id, 60)}" is not a generation id (no spaces; e.g. gen-1717171717-abc)`);
   const { client } = await ctx.connect();
   try {
     const g = await client.generations.get(id, { signal: ctx.signal });

@@ -11,7 +11,7 @@ import { llmLogsWord } from '../flags/other-tools-words.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import type { IO } from '../io/io.js';
 
-const FIELDS = ['id', 'conversation_id', 'conversation_title', 'model', 'updated_at', 'turn', 'system', 'prompt', 'response', 'fragments', 'system_fragments'] as const;
+const FIELDS = ['id', 'conversation_id', 'conversation_title', 'model', 'updated_at', 'datetime_utc', 'turn', 'system', 'prompt', 'response', 'fragments', 'system_fragments'] as const;
 
 export const logs = defineCommand({
   name: 'logs',
@@ -19,7 +19,7 @@ export const logs = defineCommand({
   printsKept: true,
   summary: 'show what chat kept: the last N turns, a search',
   description:
-    'The turns of the conversations router chat keeps (unless --no-log), as llm logs shows them: the last 3, newest last; -n N the last N (0: all). Words after the flags (or -q/--query TEXT) keep the turns whose prompt or answer holds every word or "quoted phrase", in any case. A turn is placed by its conversation\'s last update: the turns of a conversation stay together, in their order.',
+    'The turns of the conversations router chat keeps (unless --no-log), as llm logs shows them: the last 3, newest last; -n N the last N (0: all). Words after the flags (or -q/--query TEXT) keep the turns whose prompt or answer holds every word or "quoted phrase", in any case. Each turn is headed by the time it was kept (llm\'s datetime_utc; a turn an older router kept shows "by" its conversation\'s last update), yet placed by its conversation\'s last update: the turns of a conversation stay together, in their order.',
   args: [{ name: '[search...]', help: 'words that must be in the prompt or the answer (as --query)' }],
   flags: {
     count: { flags: '-n, --count <n>', help: 'the last N turns, newest last (default 3; 0: all)', parse: integerIn(0) },
@@ -29,7 +29,7 @@ export const logs = defineCommand({
     current: { flags: '-c, --current', help: 'only turns of the last conversation, the one chat -c goes on with (llm logs -c)' },
     response: { flags: '-r, --response', help: "print only the last turn's answer, as it was (llm logs -r)" },
     truncate: { flags: '-t, --truncate', help: 'cut each prompt, system message and answer to 100 characters on one line' },
-    json: { flags: '--json', help: 'print them as JSON: [{ id, conversation_id, model, prompt, response, fragments, … }]' },
+    json: { flags: '--json', help: 'print them as JSON: [{ id, conversation_id, model, datetime_utc, prompt, response, fragments, … }]' },
   },
   notes: 'Fragments (chat -f, --sf) are listed by hash: router fragments show HASH prints one. The global -q (--quiet) leaves the words after it as the search, so llm\'s `logs -q TEXT` reads the same here.',
   examples: [
@@ -102,7 +102,8 @@ async function jsonArray(io: IO, entries: Iterable<LogEntry>, cut: (e: LogEntry)
 
 /** A turn as Markdown, as llm logs prints one: a heading, the model, then prompt, system and response. */
 function shown(e: LogEntry, after: boolean): string {
-  const lines = [`${after ? '\n' : ''}# ${e.updated_at}    id: ${e.id}`, '', `Model: **${e.model ?? 'default'}**`, ''];
+  // A turn an older router kept without its time: only that it was kept by the conversation's last update is known.
+  const lines = [`${after ? '\n' : ''}# ${e.datetime_utc ?? `by ${e.updated_at}`}    id: ${e.id}`, '', `Model: **${e.model ?? 'default'}**`, ''];
   if (e.fragments.length) lines.push('## Fragments', '', ...e.fragments.map((h) => `- ${h}`), '');
   lines.push('## Prompt', '', e.prompt.replace(/\n+$/, ''), '');
   if (e.system) lines.push('## System', '', e.system.replace(/\n+$/, ''), '');

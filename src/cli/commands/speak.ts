@@ -11,6 +11,7 @@ import type { Connected } from '../context.js';
 import { costText } from '../../internal/round-cost.js';
 import { atExit } from '../../internal/exit-hooks.js';
 import { counted, nounFor } from '../../internal/counted.js';
+import { cutText } from '../../internal/first-words.js';
 
 const AUDIO_TYPES: Record<string, string> = { '.wav': 'audio/wav', '.mp3': 'audio/mpeg', '.ogg': 'audio/ogg', '.flac': 'audio/flac', '.m4a': 'audio/mp4', '.pcm': 'audio/pcm' };
 const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp', '.gif': 'image/gif' };
@@ -116,7 +117,7 @@ export function referenceOrder(argv: string[], clipCount: number): { kind: 'audi
     const before = order[i - 1];
     const beforeOnlyClip = clipCount === 1 && i === 0 && order[1]?.kind === 'audio';
     if (!beforeOnlyClip && before?.kind !== 'audio') {
-      throw usage(`--reference-text "${ref.value.slice(0, 40)}" must come right after the --reference-audio clip it transcribes`);
+      throw usage(`--reference-text "${cutText(ref.value, 40)}" must come right after the --reference-audio clip it transcribes`);
     }
   });
   return order;

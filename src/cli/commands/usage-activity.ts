@@ -2,6 +2,7 @@
 import type { RunContext } from '../run.js';
 import { managementRefusal } from '../context.js';
 import { usage } from '../exit-codes.js';
+import { cutText } from '../../internal/first-words.js';
 
 const ACTIVITY_DAYS = 30;
 const DAY_MS = 86_400_000;
@@ -18,7 +19,7 @@ export interface Totals {
 /** The service's rows (a UTC day, a model and an endpoint each) from the day of `from`, summed per day or model. */
 export async function activityTotals(ctx: RunContext<unknown>, from: number, by: string, key: string | undefined): Promise<{ groups: Map<string, Totals>; total: Totals }> {
   if (by !== 'day' && by !== 'model') throw usage(`--activity sums what the service recorded, which knows no ${by}: --by day or --by model`);
-  if (key !== undefined && !/^[0-9a-f]{64}$/i.test(key)) throw usage(`--key "${key.slice(0, 70)}" is not a key hash: 64 hex digits, as router keys list prints it`);
+  if (key !== undefined && !/^[0-9a-f]{64}$/i.test(key)) throw usage(`--key "${cutText(key, 70)}" is not a key hash: 64 hex digits, as router keys list prints it`);
   const { client, settings } = await ctx.connect({ management: true });
   let items;
   try {

@@ -10,6 +10,7 @@ import { approved, callsNotRun, DEFAULT_TOOL_TIMEOUT, shownCall, type ShownCall 
 import { counted, grouped } from '../../internal/counted.js';
 import { visible } from '../../internal/visible.js';
 import { stringsOf } from '../../internal/arguments-without-keys.js';
+import { firstWords } from '../../internal/first-words.js';
 
 export interface ToolLoop {
   set: ToolSet;
@@ -46,7 +47,7 @@ const label = (o: CallOutcome, flag: string) => (o.status === 'ok' ? (o.code ===
 const PREVIEW = 200;
 
 /** How far a call has come, in words: `2/5`, the tool's message after it (keys hidden before it is cut). */
-const progressWords = (io: IO, u: ToolProgress) => [u.progress === undefined ? '' : u.total === undefined ? String(u.progress) : `${u.progress}/${u.total}`, visible(io.redact(u.message ?? '').slice(0, PREVIEW))].filter(Boolean).join(' ');
+const progressWords = (io: IO, u: ToolProgress) => [u.progress === undefined ? '' : u.total === undefined ? String(u.progress) : `${u.progress}/${u.total}`, visible(firstWords(io.redact(u.message ?? ''), PREVIEW))].filter(Boolean).join(' ');
 
 /** A long call's progress as status lines: one when its words change, at most one a second (but the last step's), so a flood of updates is a few lines. */
 function progressLines(io: IO): (call: ToolCallRequest, update: ToolProgress) => void {

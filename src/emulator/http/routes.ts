@@ -2,6 +2,7 @@ import { HttpError, type Access, type Ctx, type Handler } from './http.js';
 import type { Store } from '../state/store-api.js';
 import { keyRefusal } from '../state/key-usage.js';
 import { noRoute } from './openapi-unserved.js';
+import { cutText } from '../../internal/first-words.js';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -69,7 +70,7 @@ function decodePart(part: string): string {
   try {
     return decodeURIComponent(part);
   } catch {
-    throw new HttpError(400, `malformed percent-escape in the path: ${JSON.stringify(part.slice(0, 40))}`, 'invalid_request');
+    throw new HttpError(400, `malformed percent-escape in the path: ${JSON.stringify(cutText(part, 40))}`, 'invalid_request');
   }
 }
 

@@ -1,5 +1,6 @@
 /** An upstream's body read within bounds: a provider that sends without end cannot fill the gateway's memory. */
 import { ProviderFailure } from './types.js';
+import { cutText } from '../../internal/first-words.js';
 
 export { answerText } from './coded-refusal.js';
 
@@ -15,7 +16,7 @@ export const REFUSAL_BYTES = 4096;
  */
 export function statusFailure(name: string, status: number, text: string, retryAfter: string | undefined, keyHint = ''): ProviderFailure {
   const hint = keyHint && (status === 401 || status === 403) ? keyHint : undefined;
-  return new ProviderFailure('status', `${name}: HTTP ${status}${text ? ` ${text.slice(0, 200)}` : ''}`, status, retryAfter, hint);
+  return new ProviderFailure('status', `${name}: HTTP ${status}${text ? ` ${cutText(text, 200)}` : ''}`, status, retryAfter, hint);
 }
 
 /** What to check when a provider refuses the gateway's key (or its lack of one): the providers file's `api_key_env`. */

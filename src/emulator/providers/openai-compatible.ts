@@ -9,6 +9,7 @@ import { KEEP_ALIVE } from '../../internal/keep-alive.js';
 import { OriginPools } from './origin-pools.js';
 import { bytesOf, keyBytes } from './key-scrub.js';
 import { AnswerRelay } from './answer-relay.js';
+import { cutText } from '../../internal/first-words.js';
 
 /** A Responses stream has no [DONE]: it ends with its final event. */
 const RESPONSE_END: EndRule = { ends: (data) => data === '[DONE]' || /"type":\s*"(response\.(completed|incomplete|failed)|error)"/.test(data.slice(0, 80)) };
@@ -54,7 +55,7 @@ function notTheApi(name: string, status: number, headers: Record<string, string>
 function coded(name: string, headers: Record<string, string>): ProviderFailure | undefined {
   const coding = headers['content-encoding']?.trim().toLowerCase();
   if (!coding || coding === 'identity') return undefined;
-  return new ProviderFailure('broken', `${name}: an answer in content-encoding ${coding.slice(0, 40)}, though none was asked for (accept-encoding: identity)`);
+  return new ProviderFailure('broken', `${name}: an answer in content-encoding ${cutText(coding, 40)}, though none was asked for (accept-encoding: identity)`);
 }
 
 /** The first character of member `name`'s value in a JSON text (0 when it has none): `"` a string, `{` an object. */

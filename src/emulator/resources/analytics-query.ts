@@ -4,6 +4,7 @@ import { round } from '../models/models.js';
 import type { KeptGeneration } from '../state/store-api.js';
 import { workspaceUuid } from '../state/workspace-id.js';
 import { chargedGenerations } from '../batches/batch-rules.js';
+import { cutText } from '../../internal/first-words.js';
 
 type Body = Record<string, unknown>;
 type Value = string | number;
@@ -55,7 +56,7 @@ const list = (body: Body, field: string, most: number, known: Record<string, unk
   const v = body[field] ?? [];
   if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) bad(`${field} must be a list of names`);
   if (v.length < least || v.length > most) bad(`${field} must have ${least ? `${least} to ` : 'at most '}${most} entries`);
-  for (const name of v as string[]) if (!Object.hasOwn(known, name)) bad(`${field}: ${JSON.stringify(name).slice(0, 80)} is not one of ${Object.keys(known).join(', ')} (GET /api/v1/analytics/meta)`);
+  for (const name of v as string[]) if (!Object.hasOwn(known, name)) bad(`${field}: ${JSON.stringify(cutText(name, 78))} is not one of ${Object.keys(known).join(', ')} (GET /api/v1/analytics/meta)`);
   return v as string[];
 };
 

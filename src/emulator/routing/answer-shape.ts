@@ -1,3 +1,5 @@
+import { cutText } from '../../internal/first-words.js';
+
 /** What a whole upstream answer must be before it is relayed as one: JSON, an object, with its list. */
 type Body = Record<string, unknown>;
 
@@ -19,10 +21,10 @@ export function wholeAnswer(text: string, status: number, list: AnswerList): Bod
     throw new Error('an answer that is not JSON');
   }
   if (status < 200 || status >= 300) return isObject(answer) ? answer : {};
-  if (!isObject(answer)) throw new Error(`an answer that is not a JSON object: ${text.slice(0, 80)}`);
-  if (!Array.isArray(answer[list])) throw new Error(`an answer without ${list}: ${text.slice(0, 80)}`);
+  if (!isObject(answer)) throw new Error(`an answer that is not a JSON object: ${cutText(text, 80)}`);
+  if (!Array.isArray(answer[list])) throw new Error(`an answer without ${list}: ${cutText(text, 80)}`);
   // A chat completion without a single choice answers nothing (as a stream that ends before any token).
-  if (list === 'choices' && !(answer.choices as unknown[]).length) throw new Error(`an answer with no choices: ${text.slice(0, 80)}`);
+  if (list === 'choices' && !(answer.choices as unknown[]).length) throw new Error(`an answer with no choices: ${cutText(text, 80)}`);
   if (list === 'choices') for (const choice of answer.choices as unknown[]) serviceReasoning(isObject(choice) ? choice.message : undefined);
   return answer;
 }

@@ -15,6 +15,7 @@ import { frameJsonTo } from './json-frame.js';
 import { pumpEvents } from './event-pump.js';
 import { serviceReasoning } from './answer-shape.js';
 import { genId } from '../resources/chat.js';
+import { cutText } from '../../internal/first-words.js';
 
 type Body = Record<string, unknown>;
 type StreamReply = Extract<UpstreamReply, { kind: 'stream' }>;
@@ -116,7 +117,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
       return { failed: new ProviderFailure('broken', `${c.slug}: a stream event that is not JSON`) };
     }
     if (!chunk || typeof chunk !== 'object' || Array.isArray(chunk)) return { failed: new ProviderFailure('broken', `${c.slug}: a stream event that is not a JSON object`) };
-    if (chunk.error) return { failed: new ProviderFailure('broken', `${c.slug}: error before the first token: ${JSON.stringify(chunk.error).slice(0, 200)}`) };
+    if (chunk.error) return { failed: new ProviderFailure('broken', `${c.slug}: error before the first token: ${cutText(JSON.stringify(chunk.error), 200)}`) };
     plainFrames ??= new PlainFrames(chunk, c, id);
     held.push(chunk);
     heldTexts.push(next.value);
@@ -183,7 +184,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     }
     const chunk = eventObject(data, c);
     if (chunk.error) {
-      broken = (opts.hide ?? String)(JSON.stringify(chunk.error)).slice(0, 200);
+      broken = cutText((opts.hide ?? String)(JSON.stringify(chunk.error)), 200);
       return true;
     }
     frame(chunk, data);

@@ -11,6 +11,7 @@ import { countTokens } from '../models/models.js';
 import { endUser } from './end-user.js';
 import { responseText, servedBy } from './kept.js';
 import { genId } from '../resources/chat.js';
+import { cutText } from '../../internal/first-words.js';
 
 type Body = Record<string, unknown>;
 type StreamReply = Extract<UpstreamReply, { kind: 'stream' }>;
@@ -74,7 +75,7 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
     }
     if (!event || typeof event !== 'object' || Array.isArray(event)) return { failed: new ProviderFailure('broken', `${c.slug}: a stream event that is not a JSON object`) };
     const type = String(event.type);
-    if (type === 'error' || type === 'response.failed') return { failed: new ProviderFailure('broken', `${c.slug}: ${type} before any output: ${JSON.stringify(event.error ?? (event.response as Body | undefined)?.error ?? {}).slice(0, 200)}`) };
+    if (type === 'error' || type === 'response.failed') return { failed: new ProviderFailure('broken', `${c.slug}: ${type} before any output: ${cutText(JSON.stringify(event.error ?? (event.response as Body | undefined)?.error ?? {}), 200)}`) };
     held.push(event);
     if (hasOutput(type)) break;
   }
@@ -125,7 +126,7 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
     if (data === '[DONE]') return true;
     const event = eventObject(data, c);
     if (event.type === 'error' || event.type === 'response.failed') {
-      broken = hide(JSON.stringify(event.error ?? (event.response as Body | undefined)?.error ?? {})).slice(0, 200);
+      broken = cutText(hide(JSON.stringify(event.error ?? (event.response as Body | undefined)?.error ?? {})), 200);
       return true;
     }
     out.add(frame(event));

@@ -68,7 +68,7 @@ export async function runList(ctx: RunContext<ListOpts>): Promise<void> {
       return;
     }
     const { head, rows } = tableRows(items, io.columns!);
-    io.out(table(io, head, rows, { bare: true }));
+    io.out(table(io, head, rows, { cutLines: true }));
     more();
   } finally {
     await client.close();

@@ -8,6 +8,8 @@ import { waitingFor, waitingSpinner } from '../../io/spinner.js';
 import type { ToolSet } from '../../../kit/toolset.js';
 import { toolLoop, type ToolLoop } from '../../tools/tool-loop.js';
 import { approved, type ShownCall } from '../../tools/tool-runner.js';
+import { cut } from '../../io/described.js';
+import { visible } from '../../../internal/visible.js';
 
 export interface TurnAnswer {
   text: string;
@@ -77,7 +79,7 @@ export function replApprover(io: IO, signal: AbortSignal, keys: { pause(): void;
 /** `/tools`: each tool the model may call, with where it comes from. */
 export function listTools(io: IO, set: ToolSet | undefined): void {
   if (!set) return void io.err('no tools: start chat -i with --tools FILE or --mcp COMMAND|URL\n');
-  const lines = [...set.tools.values()].map((t) => `${t.name}  (${t.source ?? 'code'})${t.description ? `  ${io.redact(t.description.split('\n')[0]!).slice(0, 80)}` : ''}`);
+  const lines = [...set.tools.values()].map((t) => `${t.name}  (${t.source ?? 'code'})${t.description ? `  ${cut(visible(io.redact(t.description.split('\n')[0]!)), 80)}` : ''}`);
   lines.push(...set.declared.map((d) => `${d.name}  (no command: the model's calls end the turn)`));
   io.err(`${lines.join('\n')}\n`);
 }

@@ -14,13 +14,14 @@ import { dollars, limitText } from '../../service/key-check.js';
 import { decimal } from '../../../internal/decimal.js';
 import { visible } from '../../../internal/visible.js';
 import type { CREATE_FLAGS, LIST_FLAGS, UPDATE_FLAGS } from './flags.js';
+import { cutText } from '../../../internal/first-words.js';
 
 const HASH = /^[0-9a-f]{64}$/i;
 /** The keys a page of the service's listing holds at most (its own size: 100 on router serve); a page that full may have a next. */
 const KEYS_PAGE = 100;
 
 function checkHash(hash: string): string {
-  if (!HASH.test(hash)) throw usage(`"${visible(hash.slice(0, 70))}" is not a key hash: 64 hex digits, as router keys list prints it (the key itself is never asked for)`);
+  if (!HASH.test(hash)) throw usage(`"${visible(cutText(hash, 70))}" is not a key hash: 64 hex digits, as router keys list prints it (the key itself is never asked for)`);
   return hash.toLowerCase();
 }
 

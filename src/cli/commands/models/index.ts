@@ -68,7 +68,7 @@ async function runModels(ctx: RunContext<FlagValues<typeof FLAGS>>, search: stri
   else if (!io.stdoutTTY) io.out(found.map((m) => tabLine(modelRow(m, ''))).join(''));
   else if (found.length) {
     const fitted = fitColumns(found.map((m) => modelRow(m, '-')), io.columns!);
-    io.out(table(io, fitted.head, fitted.rows, { bare: true }));
+    io.out(table(io, fitted.head, fitted.rows, { cutLines: true }));
   }
   if (none) throw none;
 }
