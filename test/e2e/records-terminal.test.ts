@@ -139,7 +139,8 @@ describe.skipIf(!HAS_TMUX)('lists and records on a real terminal', () => {
     );
     const terms: Terminal[] = [];
     try {
-      const checked = await Promise.all(
+      // Every lane to its end before the terminals close (a failure in one does not cut the others short).
+      const settled = await Promise.allSettled(
         lanes.map(async ({ columns, lane, runs: mine }) => {
           const term = new Terminal({ ...t.env, ROUTER_MANAGEMENT_KEY: t.managementKey, NO_COLOR: '1' });
           terms.push(term);
@@ -153,6 +154,8 @@ describe.skipIf(!HAS_TMUX)('lists and records on a real terminal', () => {
           return paths.map((path) => `${columns} ${path}`);
         }),
       );
+      for (const r of settled) if (r.status === 'rejected') throw r.reason;
+      const checked = settled.map((r) => (r.status === 'fulfilled' ? r.value : []));
       // Every command ran at both widths.
       expect(checked.flat().sort()).toEqual([80, 120].flatMap((columns) => entries.map(([path]) => `${columns} ${path}`)).sort());
     } finally {
