@@ -7,7 +7,8 @@ import { expectExactlyOnce as expectExactlyOnceIn, expectMerged, jobsIn, newSpac
 import { mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestEnv, type TestEnv } from '../helpers.js';
-import { waitBound } from '../support/until.js';
+import { waitForState } from '../support/until.js';
+import { killedNine } from '../support/run-process.js';
 
 let t: TestEnv;
 beforeAll(async () => {
@@ -29,15 +30,6 @@ const readlinkSafe = (p: string) => {
   }
 };
 
-/** Waits for a state; the bound only ends a wait for one that never comes (generous: a loaded machine takes seconds). */
-async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms = waitBound()): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 describe('kill -9 at any point: resumed, every shard submitted exactly once', () => {
   const run = (s: Space, file: string, out: string) => t.spawn(['batch', 'run', file, '--model', 'local/echo', '--max-requests', '3', '--watch', '--interval', '0.05', '--results', out], s.env);
   const finish = async (s: Space, file: string, out: string) => {
@@ -45,12 +37,6 @@ describe('kill -9 at any point: resumed, every shard submitted exactly once', ()
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/resuming job_\w+|job job_\w+/);
   };
-  // A run that already ended (a finished job is merged and left at once) has nothing to kill and no exit to come.
-  const killed = (child: ReturnType<typeof t.spawn>) => new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.on('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
 
   it('during a create (the upload is held), between creates, and while watching', async () => {
     for (const phase of ['create', 'between', 'watching'] as const) {
@@ -64,14 +50,14 @@ describe('kill -9 at any point: resumed, every shard submitted exactly once', ()
       // passed at load 30).
       if (phase === 'between') await faults(s, ['slow,delay_ms=250,times=2,path=/v1/batches,method=POST', 'slow,delay_ms=600000,path=/v1/batches,method=POST']);
       const child = run(s, file, out);
-      await waitFor(() => {
+      await waitForState(() => {
         const job = jobs(s)[0];
         if (!job) return false;
         if (phase === 'create') return job.shards[0].submitting !== undefined;
         if (phase === 'between') return !!job.shards[1].batch_id && !job.shards[3].batch_id;
         return job.shards.every((x: any) => x.batch_id);
       }, phase);
-      await killed(child);
+      await killedNine(child);
       await faults(s, []);
       await finish(s, file, out);
       expectMerged(out, 10);
@@ -97,8 +83,8 @@ describe('kill -9 at any point: resumed, every shard submitted exactly once', ()
           return false;
         }
       };
-      await waitFor(reading, 'the input to be opened');
-      await killed(child);
+      await waitForState(reading, 'the input to be opened');
+      await killedNine(child);
       expect(jobs(s)).toEqual([]);
       const r = await t.run(['batch', 'run', file, '--model', 'local/echo', '--watch', '--interval', '0.1', '--results', out], { env: s.env });
       expect(r.code, r.stderr).toBe(0);
@@ -118,7 +104,7 @@ describe('kill -9 at any point: resumed, every shard submitted exactly once', ()
     for (let i = 0; i < 10; i++) {
       const child = run(s, file, out);
       await new Promise((r) => setTimeout(r, 40 + Math.floor(Math.random() * 260)));
-      await killed(child);
+      await killedNine(child);
     }
     await finish(s, file, out);
     expectMerged(out, 16);

@@ -4,28 +4,13 @@
  * once recorded, settles it (before, the hold stood 48 hours beside that cost: counted twice), and a rerun of the create names the
  * batch (deployed: before, refused, exit 8). Spawned: only a process shows a kill -9.
  */
-import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchesOf, batchesPathOf, FLAVORS, newSpace, requestsFile, setFaults, type Space } from '../support/batch-jobs.js';
 import { startTestEnv, type TestEnv } from '../helpers.js';
-import { waitBound } from '../support/until.js';
-
-async function waitFor(check: () => Promise<boolean>, what: string, ms = waitBound()): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-const killed = (child: ChildProcess) =>
-  new Promise<void>((done) => {
-    if (child.exitCode !== null) return done();
-    child.on('exit', () => done());
-    child.kill('SIGKILL');
-  });
+import { waitForState } from '../support/until.js';
+import { killedNine } from '../support/run-process.js';
 
 const BUDGET = { ROUTER_DAILY_BUDGET: '5' };
 
@@ -49,8 +34,8 @@ describe.each(FLAVORS)('a killed create\'s kept hold joined to its batch when se
     await t.admin('batches', { delay_ms: 1500 });
     await setFaults(t, s, [`held,times=1,path=${batchesPathOf(flavor)},method=POST`]);
     const child = t.spawn(create(file), { ...s.env, ...BUDGET });
-    await waitFor(async () => (await batchesOf(t, s)).length === 1, 'the batch to be made');
-    await killed(child);
+    await waitForState(async () => (await batchesOf(t, s)).length === 1, 'the batch to be made');
+    await killedNine(child);
     await setFaults(t, s, []);
     await t.admin('batches', { delay_ms: 5 });
     const made = (await batchesOf(t, s))[0].id as string;
@@ -98,8 +83,8 @@ describe.each(FLAVORS)('a killed create\'s kept hold joined to its batch when se
     const file = requestsFile(t.dir, `${flavor}-steps.jsonl`, 200, (i) => ({ messages: [{ role: 'user', content: `step ${i} ${'x'.repeat(30_000)}` }], max_tokens: 1 }));
     const child = t.spawn(create(file), env);
     const sent = () => readdirSync(join(s.state, 'budget-holds')).some((n) => n.endsWith('.json') && readFileSync(join(s.state, 'budget-holds', n), 'utf8').includes('"sent"'));
-    await waitFor(async () => { try { return sent(); } catch { return false; } }, 'the upload to be sent');
-    await killed(child);
+    await waitForState(async () => { try { return sent(); } catch { return false; } }, 'the upload to be sent');
+    await killedNine(child);
     const bound = await spentOf(s);
     expect(bound).toBeGreaterThan(0);
     expect((await t.run(['chat', '--model', 'local/echo', '--max-tokens', '1', 'hi'], { env })).code).toBe(0);

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../dist/emulator/server.js';
-import { spawnServe, type Serve } from '../support/serve-process.js';
+import { killedServe, servesKilledAfterEach, stateAtNextStart, type Serve } from '../support/serve-process.js';
 
 // A charge is never left without a generation record that explains it: its journal line names the
 // generation; a kill -9 before the record is written leaves it to the next start, which makes it
@@ -12,34 +12,14 @@ import { spawnServe, type Serve } from '../support/serve-process.js';
 const dir = mkdtempSync(join(tmpdir(), 'router-crash-records-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 // A test that fails before its kill leaves no server running.
-const started: Serve[] = [];
-afterEach(async () => {
-  await Promise.all(started.splice(0).map(killed));
-});
-const serving = async (args: string[], env: Record<string, string> = {}) => {
-  const g = await spawnServe(args, env);
-  started.push(g);
-  return g;
-};
+const serving = servesKilledAfterEach();
 
 const round = (n: number) => Math.round(n * 1e10) / 1e10;
 
-async function killed(g: Serve): Promise<void> {
-  if (g.child.exitCode === null && g.child.signalCode === null) g.child.kill('SIGKILL');
-  await g.exited;
-}
-
 /** After the kill, the state as a start reads it: the workspace's usage, and its generations' records by id. */
 async function afterRestart(state: string): Promise<{ usage: number; records: Map<string, Record<string, unknown>> }> {
-  const init = await startEmulator({ stateDir: state, port: 0 });
-  try {
-    const usage = init.store.workspace('default').total_usage;
-    const records = new Map<string, Record<string, unknown>>();
-    for (const g of init.store.allGenerations()) if (g.workspace === 'default') records.set(g.data.id as string, g.data);
-    return { usage, records };
-  } finally {
-    await init.close();
-  }
+  const { usage, generations } = await stateAtNextStart(state);
+  return { usage, records: new Map(generations.map((d) => [d.id as string, d])) };
 }
 
 const recordsCost = (records: Map<string, Record<string, unknown>>) => round([...records.values()].reduce((sum, d) => sum + (d.total_cost as number), 0));
@@ -140,7 +120,7 @@ describe('a charge always has a generation record, over kill -9', () => {
         for (let i = n; !kill && !died; i++) {
           const id = await asked(g, asks[i % asks.length]!);
           if (id && !kill) answered.push(id);
-          if (answered.length >= killAfter) kill ??= killed(g);
+          if (answered.length >= killAfter) kill ??= killedServe(g);
         }
       };
       await Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map(caller));

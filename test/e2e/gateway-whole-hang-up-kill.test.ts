@@ -1,26 +1,20 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../dist/emulator/server.js';
-import { spawnServe, type Serve } from '../support/serve-process.js';
+import { servesKilledAfterEach, stateAtNextStart, type Serve } from '../support/serve-process.js';
 import { SETTLE } from '../support/until.js';
 
 // A gateway killed -9 while it reads a whole answer its caller hung up on (docs/gateway.md, Hang-ups): the
 // hold is given back at the next start, or the charge kept, once, with the generation that explains it.
 const dir = mkdtempSync(join(tmpdir(), 'router-whole-kill-'));
 let upstream: Emulator;
-const started: Serve[] = [];
+const serving = servesKilledAfterEach();
 const round = (n: number) => Math.round(n * 1e10) / 1e10;
 
 beforeAll(async () => {
   upstream = await startEmulator({ stateDir: join(dir, 'upstream'), port: 0 });
-});
-afterEach(async () => {
-  for (const g of started.splice(0)) {
-    if (g.child.exitCode === null && g.child.signalCode === null) g.child.kill('SIGKILL');
-    await g.exited;
-  }
 });
 afterAll(async () => {
   await upstream?.close();
@@ -35,8 +29,7 @@ async function hangUpOn(state: string, delayMs: number, env: Record<string, stri
   writeFileSync(providers, `providers:\n  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, models: { test/m: local/lorem }, prices: { test/m: { prompt: 0.000001, completion: 0.000002 } } }\n`);
   const faults = await fetch(`${upstream.apiRoot}/_emulator/faults`, { method: 'POST', headers: { authorization: `Bearer ${upstream.store.firstKeys().managementKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ faults: [`slow,delay_ms=${delayMs},times=1,path=/v1/chat/completions`] }) });
   expect(faults.status).toBe(200);
-  const g = await spawnServe(['--state', state, '--providers', providers], { UP_KEY: upstream.store.firstKeys().apiKey, ...env });
-  started.push(g);
+  const g = await serving(['--state', state, '--providers', providers], { UP_KEY: upstream.store.firstKeys().apiKey, ...env });
   const before = upstreamAsked();
   const caller = new AbortController();
   const answer = fetch(`${g.info.api_root}/v1/chat/completions`, { method: 'POST', signal: caller.signal, headers: { authorization: `Bearer ${g.info.api_key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/m', max_tokens: 40, messages: [{ role: 'user', content: 'write 20 words' }] }) });
@@ -46,23 +39,13 @@ async function hangUpOn(state: string, delayMs: number, env: Record<string, stri
   return g;
 }
 
-/** The state as the next start reads it: the default workspace's usage, and its generations. */
-async function afterRestart(state: string): Promise<{ usage: number; generations: Record<string, unknown>[] }> {
-  const next = await startEmulator({ stateDir: state, port: 0 });
-  try {
-    return { usage: next.store.workspace('default').total_usage, generations: [...next.store.allGenerations()].filter((g) => g.workspace === 'default').map((g) => g.data) };
-  } finally {
-    await next.close();
-  }
-}
-
 describe('a gateway killed -9 while it reads a whole answer its caller left', () => {
   it('before the answer came: the hold is given back at the next start, nothing charged', async () => {
     const state = join(dir, 'before');
     const g = await hangUpOn(state, 600_000);
     g.child.kill('SIGKILL');
     await g.exited;
-    expect(await afterRestart(state)).toEqual({ usage: 0, generations: [] });
+    expect(await stateAtNextStart(state)).toEqual({ usage: 0, generations: [] });
   });
 
   const used = async (g: Serve) => ((await (await fetch(`${g.info.api_root}/v1/credits`, { headers: { authorization: `Bearer ${g.info.management_key}` } })).json()) as { data: { total_usage: number } }).data.total_usage;
@@ -81,7 +64,7 @@ describe('a gateway killed -9 while it reads a whole answer its caller left', ()
       g.child.kill('SIGKILL');
     }
     await g.exited;
-    const { usage, generations } = await afterRestart(state);
+    const { usage, generations } = await stateAtNextStart(state);
     if (atLine) expect(g.child.signalCode).toBe('SIGKILL');
     // Charged, once: the one generation's cost (made again at the start when the kill came before its record).
     expect(generations).toHaveLength(1);

@@ -7,7 +7,7 @@ import type { Command } from '../../src/cli/commander.js';
 import { textWidth } from '../../src/cli/markdown/runs.js';
 import { BIN } from '../helpers.js';
 import { terminalOnTestEnv } from '../support/terminal-on-test-env.js';
-import { HAS_TMUX } from '../support/tmux.js';
+import { HAS_TMUX, Terminal } from '../support/tmux.js';
 
 // Every command that prints a list or a record (its definition names --json fields), run on a real terminal (tmux) of
 // 80 and 120 columns, as a person sees it: no tab (a tab jumps to the next multiple of 8, tearing columns), every line
@@ -49,6 +49,34 @@ function jsonCommands(cmd: Command, path: string[] = []): string[] {
     const def = definitionOf(c);
     return [...(def && 'run' in def && def.jsonFields ? [here.join(' ')] : []), ...jsonCommands(c, here)];
   });
+}
+
+/** How many terminals of each width share its commands (they run at once: 2 widths × this many). */
+const TERMINALS_PER_WIDTH = 3;
+
+/** Runs `line` (command `path`) on `term` (`columns` wide) and checks what it showed: exit 0, no tab, no line past the window. */
+async function checkOn(term: Terminal, columns: number, raw: string, n: number, line: string, path: string): Promise<void> {
+  const end = new RegExp(`^END${n}:(\\d+)$`, 'm');
+  rmSync(raw, { force: true });
+  await term.pipeTo(raw);
+  // The begin marker printed (BEGIN3) is not the one typed ("BEG""IN3"): the screen from the run's own output.
+  term.run(`clear; echo "BEG""IN${n}"; ${line}; echo "END${n}:$?"`);
+  const screen = await term.waitFor(end);
+  await term.pipeTo(undefined);
+  const bytes = readFileSync(raw, 'utf8');
+  const shown = screen.slice(screen.lastIndexOf(`\nBEGIN${n}\n`) + 1, screen.search(end)).split('\n').slice(1, -1);
+  expect(end.exec(screen)![1], `${line}\n${screen}`).toBe('0');
+  expect(shown.length, `${line}\n${screen}`).toBeGreaterThan(0);
+  // What the program wrote to the terminal (the shell's echo of the line holds none).
+  expect(bytes.includes('\t'), `${line}: a tab on the terminal`).toBe(false);
+  // screen() joins the rows of a wrapped line: each line as printed, measured.
+  for (const l of shown) expect(textWidth(l.trimEnd()), `${columns} columns, ${line}:\n${l}`).toBeLessThanOrEqual(columns);
+  // One table style on a terminal, gh's borderless columns: no list drawn in a box (usage, roles and aliases were).
+  expect(shown.join('\n'), `${columns} columns, ${line}`).not.toMatch(/[│┼├┤┬┴┌┐└┘─]/);
+  if (path === 'roles list') {
+    expect(screen, line).not.toContain('then stop.');
+    expect(screen, line).toMatch(/Answer as[^\n]*…/);
+  }
 }
 
 describe.skipIf(!HAS_TMUX)('lists and records on a real terminal', () => {
@@ -106,34 +134,35 @@ describe.skipIf(!HAS_TMUX)('lists and records on a real terminal', () => {
     // The set is the definitions': a command given --json fields later is either run here or named as no list.
     expect([...Object.keys(runs), ...Object.keys(NOT_LISTS)].sort()).toEqual(jsonCommands(await buildProgram()).sort());
 
-    const raw = join(t.dir, 'terminal-bytes');
-    for (const columns of [80, 120]) {
-      const term = await env.open({ ROUTER_MANAGEMENT_KEY: t.managementKey, NO_COLOR: '1' });
-      term.resize(columns, 50);
-      for (const [n, [path, args]] of Object.entries(runs).entries()) {
-        const line = `node ${BIN} ${path} ${args}`;
-        const end = new RegExp(`^END${n}:(\\d+)$`, 'm');
-        rmSync(raw, { force: true });
-        await term.pipeTo(raw);
-        // The begin marker printed (BEGIN3) is not the one typed ("BEG""IN3"): the screen from the run's own output.
-        term.run(`clear; echo "BEG""IN${n}"; ${line}; echo "END${n}:$?"`);
-        const screen = await term.waitFor(end);
-        await term.pipeTo(undefined);
-        const bytes = readFileSync(raw, 'utf8');
-        const shown = screen.slice(screen.lastIndexOf(`\nBEGIN${n}\n`) + 1, screen.search(end)).split('\n').slice(1, -1);
-        expect(end.exec(screen)![1], `${line}\n${screen}`).toBe('0');
-        expect(shown.length, `${line}\n${screen}`).toBeGreaterThan(0);
-        // What the program wrote to the terminal (the shell's echo of the line holds none).
-        expect(bytes.includes('\t'), `${line}: a tab on the terminal`).toBe(false);
-        // screen() joins the rows of a wrapped line: each line as printed, measured.
-        for (const l of shown) expect(textWidth(l.trimEnd()), `${columns} columns, ${line}:\n${l}`).toBeLessThanOrEqual(columns);
-        // One table style on a terminal, gh's borderless columns: no list drawn in a box (usage, roles and aliases were).
-        expect(shown.join('\n'), `${columns} columns, ${line}`).not.toMatch(/[│┼├┤┬┴┌┐└┘─]/);
-        if (path === 'roles list') {
-          expect(screen, line).not.toContain('then stop.');
-          expect(screen, line).toMatch(/Answer as[^\n]*…/);
-        }
-      }
+    // Each width's commands are shared among TERMINALS_PER_WIDTH terminals of that width, all running at once: every
+    // command still runs at both widths, on a terminal of its own with its own byte copy (a command at a time on each).
+    const entries = Object.entries(runs);
+    const lanes = [80, 120].flatMap((columns) =>
+      Array.from({ length: TERMINALS_PER_WIDTH }, (_, lane) => ({ columns, lane, runs: entries.filter((_, n) => n % TERMINALS_PER_WIDTH === lane) })),
+    );
+    const terms: Terminal[] = [];
+    try {
+      // Every lane to its end before the terminals close (a failure in one does not cut the others short).
+      const settled = await Promise.allSettled(
+        lanes.map(async ({ columns, lane, runs: mine }) => {
+          const term = new Terminal({ ...t.env, ROUTER_MANAGEMENT_KEY: t.managementKey, NO_COLOR: '1' });
+          terms.push(term);
+          term.resize(columns, 50);
+          const raw = join(t.dir, `terminal-bytes-${columns}-${lane}`);
+          const paths: string[] = [];
+          for (const [n, [path, args]] of mine.entries()) {
+            await checkOn(term, columns, raw, n, `node ${BIN} ${path} ${args}`, path);
+            paths.push(path);
+          }
+          return paths.map((path) => `${columns} ${path}`);
+        }),
+      );
+      for (const r of settled) if (r.status === 'rejected') throw r.reason;
+      const checked = settled.map((r) => (r.status === 'fulfilled' ? r.value : []));
+      // Every command ran at both widths.
+      expect(checked.flat().sort()).toEqual([80, 120].flatMap((columns) => entries.map(([path]) => `${columns} ${path}`)).sort());
+    } finally {
+      await Promise.all(terms.map((term) => term.close()));
     }
   });
 });

@@ -51,11 +51,16 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
     return Number(m![1]);
   }
 
+  /** A requests file and a state folder `name` whose daily budget fits one batch of it, not two (1.5 times its bound). */
+  async function budgeted(name: string): Promise<{ file: string; state: string; env: Record<string, string> }> {
+    const file = requestsFile();
+    const state = join(t.dir, name);
+    return { file, state, env: { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: String((await boundOf(file)) * 1.5) } };
+  }
+
   it('a batch that expired with nothing completed is settled at 0: its hold goes, and the budget takes the next batch', async () => {
     await t.admin('batches', { delay_ms: 60_000 });
-    const file = requestsFile();
-    const state = join(t.dir, 'state-none');
-    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: String((await boundOf(file)) * 1.5) };
+    const { file, state, env } = await budgeted('state-none');
     const made = await t.run(['batch', 'create', file, '--model', 'local/lorem'], { env });
     expect(made.code, made.stderr).toBe(0);
     const id = made.stdout.trim();
@@ -78,9 +83,7 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
 
   it('batch run: a shard that expired with nothing completed is settled at 0 when the job is followed again', async () => {
     await t.admin('batches', { delay_ms: 60_000 });
-    const file = requestsFile();
-    const state = join(t.dir, 'state-run');
-    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: String((await boundOf(file)) * 1.5) };
+    const { file, state, env } = await budgeted('state-run');
     const made = await t.run(['batch', 'run', file, '--model', 'local/lorem'], { env });
     expect(made.code, made.stderr).toBe(0);
     const held = () => readdirSync(join(state, 'budget-holds')).filter((f) => f.startsWith('batch-'));
@@ -94,9 +97,7 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
 
   it('a batch that expired after some requests completed: settled at their cost where the service says it, else still held', async () => {
     await t.admin('batches', { delay_ms: 300 });
-    const file = requestsFile();
-    const state = join(t.dir, 'state-some');
-    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: String((await boundOf(file)) * 1.5) };
+    const { file, state, env } = await budgeted('state-some');
     const usedBefore = ((await (await fetch(`${t.apiRoot}/v1/key`, { headers: { authorization: `Bearer ${t.apiKey}` } })).json()) as { data: { usage: number } }).data.usage;
     const made = await t.run(['batch', 'create', file, '--model', 'local/lorem'], { env });
     expect(made.code, made.stderr).toBe(0);

@@ -1,16 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { runInProcess } from '../support/inprocess.js';
-import { until } from '../support/until.js';
+import { everythingOverHttp } from '../support/everything-server.js';
 
 // --mcp URL of a server of the older HTTP+SSE transport (MCP 2024-11-05), as many deployed servers still are:
 // server-everything's `sse` mode (GET /sse, POST /message), not written here.
-const EVERYTHING = join(resolve(import.meta.dirname, '..', '..'), 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
 let emu: Emulator;
 let dir: string;
@@ -23,17 +21,7 @@ beforeAll(async () => {
   emu = await startEmulator({ stateDir: join(dir, 'state'), port: 0, batchDelayMs: 0 });
   const keys = emu.store.firstKeys();
   env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: keys.apiKey, ROUTER_CONFIG_DIR: join(dir, 'config'), XDG_STATE_HOME: join(dir, 'xdg'), ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_MCP: '' };
-  const port = await new Promise<number>((r) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => r(p));
-    });
-  });
-  server = spawn(process.execPath, [EVERYTHING, 'sse'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let said = '';
-  server.stderr!.on('data', (b: Buffer) => (said += b));
-  expect(await until(() => said.includes('running on port'))).toBe(true);
-  origin = `http://127.0.0.1:${port}`;
+  ({ server, origin } = await everythingOverHttp('sse'));
 });
 afterAll(async () => {
   server.kill();

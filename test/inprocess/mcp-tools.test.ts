@@ -1,7 +1,6 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,12 +8,12 @@ import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
 import { until } from '../support/until.js';
 import { running } from '../support/run-process.js';
+import { EVERYTHING, everythingOverHttp } from '../support/everything-server.js';
 
 // Tools from MCP servers (issue 44) over stdio and Streamable HTTP: servers not written here
 // (server-everything, server-filesystem) and a fixture that crashes, hangs, floods and reads its environment.
 // Each run starts a server (node and the SDK loaded): slow on a loaded machine, within the bound of every test.
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const FILESYSTEM = join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const FIXTURE = join(ROOT, 'test/support/mcp-fixture-server.mjs');
 const node = (...args: string[]) => [process.execPath, ...args].map((a) => `'${a}'`).join(' ');
@@ -140,18 +139,9 @@ describe('--mcp over Streamable HTTP', () => {
   let server: ChildProcess;
   let url: string;
   beforeAll(async () => {
-    const port = await new Promise<number>((r) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => r(p));
-      });
-    });
-    server = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
-    let said = '';
-    server.stderr!.on('data', (b: Buffer) => (said += b));
-    // Within the hook's bound, not 50 s of its own: a time a loaded machine can pass starting a server.
-    expect(await until(() => said.includes('listening'))).toBe(true);
-    url = `http://127.0.0.1:${port}/mcp`;
+    const everything = await everythingOverHttp('streamableHttp');
+    server = everything.server;
+    url = `${everything.origin}/mcp`;
   });
   afterAll(() => {
     server.kill();

@@ -37,6 +37,15 @@ export function closedStatus(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.on('close', (code, signal) => resolve(shellStatus(code, signal))));
 }
 
+/** Kills `child` with -9 and resolves once it has exited; at once when it already had (no exit event is to come). */
+export function killedNine(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.on('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
 /** A process that still runs (a zombie has ended: only its parent has not read its status yet). */
 export function running(pid: number): boolean {
   try {

@@ -28,6 +28,15 @@ export async function until(ok: () => boolean, ms = waitBound()): Promise<boolea
   return ok();
 }
 
+/** Asks `check` every 10 ms until it holds; throws naming `what` when it has not within `ms` (the rest of the test's bound). */
+export async function waitForState(check: () => boolean | Promise<boolean>, what: string, ms = waitBound()): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 /**
  * The options of a vi.waitFor, whose default bound (1 s) a loaded machine passes while it writes a file or hears a
  * hang-up: the wait still ends as soon as the state holds. `timeout` is read at each wait: the rest of the test's bound.
