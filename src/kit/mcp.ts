@@ -12,6 +12,7 @@ import { splitCommandLine } from './command-line.js';
 import { folderProgram } from './command-tool.js';
 import { flagFileProgram, serversFileProgram } from './mcp-config-file.js';
 import { GroupStdioTransport } from './mcp-stdio.js';
+import { notMcp } from './mcp-not-mcp.js';
 import { answerServerRequests, clientCapabilities, type McpClientAnswers } from './mcp-client-requests.js';
 import { firstWords } from '../internal/first-words.js';
 import { firstWholeWords, lastWords } from '../internal/key-safe-cut.js';
@@ -177,10 +178,12 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
   const close = () => client.close().catch(() => {});
   let listed;
   let name = '';
+  let step = 'initialize';
   const open = async () => {
     client.onclose = () => (ended = true);
     await answerServerRequests(client, opts, () => name || shownSpec(spec));
     await client.connect(transport, { timeout: startMs, signal: opts.signal });
+    step = 'tools/list';
     return client.listTools(undefined, { timeout: startMs, signal: opts.signal });
   };
   try {
@@ -208,7 +211,7 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
       const serversFile = isUrl(spec) ? undefined : (await serversFileProgram(splitCommandLine(spec))) ?? (await flagFileProgram(splitCommandLine(spec)));
       if (serversFile) throw new ToolSourceError(`MCP server ${shownSpec(spec)}: could not start: ${serversFile}`, 'start');
       const folder = (err as { code?: unknown }).code === 'EACCES' && !isUrl(spec) ? await folderProgram(splitCommandLine(spec)) : undefined;
-      const why = /timed out|timeout/i.test(String(err)) ? `did not answer within ${startMs / 1000} s` : (err as { code?: unknown }).code === -32000 ? 'ended before it answered' : isUrl(spec) ? describeUrl(err, httpTarget(spec).url, urlSecrets(spec)) : `could not start: ${folder ?? describe(err)}`;
+      const why = notMcp(err, step) ?? (/timed out|timeout/i.test(String(err)) ? `did not answer within ${startMs / 1000} s` : (err as { code?: unknown }).code === -32000 ? 'ended before it answered' : isUrl(spec) ? describeUrl(err, httpTarget(spec).url, urlSecrets(spec)) : `could not start: ${folder ?? describe(err)}`);
       const shown = shownSpec(spec);
       throw new ToolSourceError(`MCP server ${shown}: ${shown === spec ? why : why.replaceAll(spec, shown).replaceAll(httpTarget(spec).url.href, shown)}${said()}`, 'start');
     }
@@ -234,6 +237,8 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
         }
         if (signal.aborted) throw signal.reason;
         // Read by the model: a server that echoes its URL's secrets (a token in the query) has them hidden.
+        const bad = notMcp(err, 'tools/call');
+        if (bad) return { ok: false, text: `the MCP server ${bad}` };
         return { ok: false, text: `the MCP server refused the call: ${hideSecrets(err instanceof Error ? err.message : String(err), isUrl(spec) ? urlSecrets(spec) : [])}` };
       }
     },
