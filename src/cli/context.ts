@@ -5,6 +5,7 @@ import { CliError, EXIT } from './exit-codes.js';
 import { checkModel } from './flags/options.js';
 import type { GlobalFlags, IO } from './io/io.js';
 import { spinAgain } from './io/spinner.js';
+import { plainHttpWarning } from './io/plain-http.js';
 
 export interface Connected {
   client: RouterClient;
@@ -63,6 +64,7 @@ export async function connect(io: IO, flags: GlobalFlags, settings: Settings, op
     timeoutMs: flags.timeout !== undefined ? flags.timeout * 1000 : undefined,
     maxRetries: flags.maxRetries,
     proxy,
+    onPlainHttp: ({ host }) => plainHttpWarning(io, `the API key goes to ${host}`),
     onRetry: ({ attempt, delayMs, reason }) => {
       const line = `retry ${attempt} in ${(delayMs / 1000).toFixed(1)}s: ${reason}`;
       // A wait a script's user would wonder about is said even when piped.

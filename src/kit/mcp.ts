@@ -18,10 +18,11 @@ import { firstWords } from '../internal/first-words.js';
 import { firstWholeWords, lastWords } from '../internal/key-safe-cut.js';
 import { hideable, hideSecrets } from '../internal/hide-secrets.js';
 import { credentialsInUse } from '../client/credentials.js';
+import { sentInTheClear } from '../internal/api-root.js';
 import { checkOptions, optionNames } from '../client/option-names.js';
 
 /** The names of McpOptions's members, checked against it both ways (a new option is a name here too). */
-const MCP_OPTIONS = optionNames<McpOptions>()({ env: 1, startTimeoutMs: 1, signal: 1, roots: 1, sample: 1, elicit: 1 });
+const MCP_OPTIONS = optionNames<McpOptions>()({ env: 1, startTimeoutMs: 1, signal: 1, roots: 1, sample: 1, elicit: 1, onPlainHttp: 1 });
 
 export interface McpOptions extends McpClientAnswers {
   /** The environment of a stdio server (use `toolEnv()`). */
@@ -160,6 +161,7 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
     } catch {
       throw new ToolSourceError(`MCP server ${shownSpec(spec)}: not a URL`, 'invalid');
     }
+    if (target.requestInit && sentInTheClear(target.url)) opts.onPlainHttp?.({ host: target.url.host });
     transport = new StreamableHTTPClientTransport(target.url, target.requestInit ? { requestInit: target.requestInit } : undefined);
   } else {
     const argv = splitCommandLine(spec);
