@@ -5,6 +5,7 @@ import { CliError, EXIT } from './exit-codes.js';
 import { checkModel } from './flags/options.js';
 import type { GlobalFlags, IO } from './io/io.js';
 import { spinAgain } from './io/spinner.js';
+import { plainHttpWarning } from './io/plain-http.js';
 
 export interface Connected {
   client: RouterClient;
@@ -63,6 +64,7 @@ export async function connect(io: IO, flags: GlobalFlags, settings: Settings, op
     timeoutMs: flags.timeout !== undefined ? flags.timeout * 1000 : undefined,
     maxRetries: flags.maxRetries,
     proxy,
+    onPlainHttp: ({ host }) => plainHttpWarning(io, `the API key goes to ${host}`),
     onRetry: ({ attempt, delayMs, reason }) => {
       const line = `retry ${attempt} in ${(delayMs / 1000).toFixed(1)}s: ${reason}`;
       // A wait a script's user would wonder about is said even when piped.
@@ -197,8 +199,8 @@ export function addVoiceHint(err: unknown, settings: Settings, typed: boolean): 
 }
 
 /**
- * A root that cannot be reached (refused, unreachable), when it was not typed, is named by where it
- * came from: a variable exported long ago, a profile's api_root. A proxy's failure is the proxy's.
+ * A root that cannot be reached (refused, unreachable) is named by where it came from, by one rule: --api-root, a
+ * variable exported long ago, a profile's api_root (the default root, from nowhere, as it is). A proxy's failure is the proxy's.
  */
 export async function addRootHint(err: unknown, settings: Settings, env: NodeJS.ProcessEnv): Promise<void> {
   // A proxy that failed is named by the variable that set it: the place to fix it.
@@ -215,6 +217,6 @@ export async function addRootHint(err: unknown, settings: Settings, env: NodeJS.
     if (isLoopback(new URL(settings.apiRoot ?? DEFAULT_API_ROOT).hostname)) Object.defineProperty(err, 'message', { value: `${err.message}, on this machine: is router serve running?`, configurable: true, writable: true });
   }
   const from = settings.from.apiRoot;
-  if (!from || from.kind === 'flag' || !(err instanceof ConnectionError) || err.maybeDelivered || err instanceof TimeoutError || err instanceof ProxyRefusedError) return;
+  if (!from || !(err instanceof ConnectionError) || err.maybeDelivered || err instanceof TimeoutError || err instanceof ProxyRefusedError) return;
   Object.defineProperty(err, 'message', { value: `${err.message} (the API root from ${sourceName(from)})`, configurable: true, writable: true });
 }

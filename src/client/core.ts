@@ -16,7 +16,7 @@ export const DEFAULT_API_ROOT = 'https://openrouter.ai/api';
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_RETRIES = 2;
 import { VERSION } from './version.js';
-import { authorizationOf, callCredentials, noteCredentials } from './credentials.js';
+import { authorizationOf, callCredentials, noteCredentials, plainHttpOnce, type PlainHttpOption } from './credentials.js';
 import { jsonBody } from '../internal/json-pieces.js';
 
 export interface RetryInfo {
@@ -25,7 +25,7 @@ export interface RetryInfo {
   reason: string;
 }
 
-export interface ClientOptions {
+export interface ClientOptions extends PlainHttpOption {
   apiKey?: string | undefined;
   /** Calls go without a key on purpose (a probe of whether an API answers at a root): not refused for want of one. */
   keyless?: boolean | undefined;
@@ -103,6 +103,7 @@ export class HttpCore {
   private readonly userAgent: string;
   readonly #extraHeaders: Record<string, string>;
   private readonly onRetry: ((info: RetryInfo) => void) | undefined;
+  readonly #plainHttp: (url: string, credentialed: boolean) => void;
   readonly #dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   readonly #proxy: ProxyOptions | undefined;
@@ -119,6 +120,7 @@ export class HttpCore {
     this.#extraHeaders = opts.headers ?? {};
     noteCredentials(this, opts.apiKey, this.#extraHeaders);
     this.onRetry = opts.onRetry;
+    this.#plainHttp = plainHttpOnce(opts.onPlainHttp);
     this.ownsDispatcher = !opts.dispatcher;
     // As curl does: an https:// root goes through the HTTPS proxy only (undici would fall back on the HTTP one).
     const proxy = opts.proxy && (this.apiRoot.startsWith('https:') ? { ...opts.proxy, httpProxy: undefined } : { ...opts.proxy, httpsProxy: undefined });
@@ -150,6 +152,7 @@ export class HttpCore {
     if (opts.headers) checkHeaders(opts.headers);
     // Every endpoint of the service needs a key: without one the call is refused here, not sent for a 401.
     if (!this.#apiKey && !this.keyless && !hasAuthorization(this.#extraHeaders) && !hasAuthorization(opts.headers)) throw new ValidationError('no API key was given: pass apiKey to new RouterClient({ apiKey }) (every call to the service needs one): nothing was sent');
+    this.#plainHttp(url, !!this.#apiKey || hasAuthorization(this.#extraHeaders) || hasAuthorization(opts.headers));
     const policy = opts.retry ?? 'always';
     const maxRetries = policy === 'never' ? 0 : this.maxRetries;
     for (let attempt = 0; ; attempt++) {

@@ -5,6 +5,7 @@
  */
 import { hideable } from '../internal/hide-secrets.js';
 import { isSecretHeader } from '../internal/secret-headers.js';
+import { sentInTheClear } from '../internal/api-root.js';
 
 const sent = new WeakMap<object, string[]>();
 
@@ -63,4 +64,25 @@ export function callCredentials(core: object, headers: Record<string, string | u
   const own = credentialsOf(core);
   const call = headers ? credentialsIn(headers).filter((c) => !own.includes(c)) : [];
   return call.length ? [...own, ...call] : own;
+}
+
+/** What a client tells once, when it first sends its credentials over plain http:// to a host not this machine. */
+export interface PlainHttpInfo {
+  /** The host the credentials went to, unencrypted. */
+  host: string;
+}
+
+export interface PlainHttpOption {
+  /** Told once per client, on the first call that sends a key over plain http:// to a host not this machine (never for loopback). */
+  onPlainHttp?: ((info: PlainHttpInfo) => void) | undefined;
+}
+
+/** A teller that calls `tell` the first time credentials go to a URL that sends them in the clear, then never again. */
+export function plainHttpOnce(tell: PlainHttpOption['onPlainHttp']): (url: string, credentialed: boolean) => void {
+  let told = !tell;
+  return (url, credentialed) => {
+    if (told || !credentialed || !sentInTheClear(new URL(url))) return;
+    told = true;
+    tell!({ host: new URL(url).host });
+  };
 }

@@ -19,6 +19,7 @@ export * from './errors.js';
 export * from './types.js';
 export * from './facts.js';
 export { BATCH_PATHS, isNoListing, type BatchPlace, type BatchPlaceOptions } from './resources/batches.js';
+export type { PlainHttpInfo } from './credentials.js';
 export { DEFAULT_API_ROOT, HttpCore, parseRetryAfter, type Base, type ClientOptions, type ProxyOptions, type Query, type RawResponse, type RequestOptions, type RetryInfo } from './core.js';
 export type { AnswerBody, Flow } from './answer-body.js';
 export type { AnswerShape, FieldKind } from './answer-shape.js';
@@ -43,7 +44,7 @@ export type { Raw, RawRequest } from './resources/raw.js';
 export type { DecisionOptions, Decisions } from './resources/decisions.js';
 export type { Speech, SpeechRequest, SpeechTurn, SpeechReference, SpeechStream } from './resources/speech.js';
 
-const CLIENT_OPTIONS = optionNames<ClientOptions & { batches?: BatchPlaceOptions | undefined }>()({ apiKey: 1, keyless: 1, apiRoot: 1, timeoutMs: 1, maxRetries: 1, userAgent: 1, headers: 1, onRetry: 1, dispatcher: 1, proxy: 1, batches: 1 });
+const CLIENT_OPTIONS = optionNames<ClientOptions & { batches?: BatchPlaceOptions | undefined }>()({ apiKey: 1, keyless: 1, apiRoot: 1, timeoutMs: 1, maxRetries: 1, userAgent: 1, headers: 1, onRetry: 1, onPlainHttp: 1, dispatcher: 1, proxy: 1, batches: 1 });
 
 /** Typed client for the Model Routing Service API: one property per resource over one HTTP core. */
 export class RouterClient {

@@ -29,3 +29,14 @@ function serviceKey(root: string): string {
   if (LOOPBACK.has(url.hostname)) url.hostname = 'localhost';
   return url.href;
 }
+
+/** Whether a URL's host is this machine: localhost, 127.0.0.0/8, ::1 (what is sent there never crosses a network). */
+export function isThisMachine(url: URL): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** Credentials sent to `url` go unencrypted and are readable on the way: plain http:// to a host not this machine. */
+export function sentInTheClear(url: URL): boolean {
+  return url.protocol === 'http:' && !isThisMachine(url);
+}

@@ -7,6 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CreateMessageRequestParams, CreateMessageResult, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
+import type { PlainHttpInfo } from '../client/credentials.js';
 
 export type SamplingRequest = CreateMessageRequestParams;
 export type SamplingResult = CreateMessageResult;
@@ -26,6 +27,8 @@ export interface McpClientAnswers {
   sample?: ((request: SamplingRequest, server: string, signal: AbortSignal) => Promise<SamplingResult>) | undefined;
   /** Answers a server's `elicitation/create` (form mode); without it, elicitation is not offered. */
   elicit?: ((request: ElicitationRequest, server: string, signal: AbortSignal) => Promise<ElicitationResult>) | undefined;
+  /** Told before a server's URL sends its user and password over plain http:// to a host not this machine (unencrypted). */
+  onPlainHttp?: ((info: PlainHttpInfo) => void) | undefined;
 }
 
 /** The roots as the server is given them: each folder as an absolute `file://` URI, named by its last part. */

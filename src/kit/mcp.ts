@@ -12,15 +12,17 @@ import { splitCommandLine } from './command-line.js';
 import { folderProgram } from './command-tool.js';
 import { flagFileProgram, serversFileProgram } from './mcp-config-file.js';
 import { GroupStdioTransport } from './mcp-stdio.js';
+import { notMcp } from './mcp-not-mcp.js';
 import { answerServerRequests, clientCapabilities, type McpClientAnswers } from './mcp-client-requests.js';
 import { firstWords } from '../internal/first-words.js';
 import { firstWholeWords, lastWords } from '../internal/key-safe-cut.js';
 import { hideable, hideSecrets } from '../internal/hide-secrets.js';
 import { credentialsInUse } from '../client/credentials.js';
+import { sentInTheClear } from '../internal/api-root.js';
 import { checkOptions, optionNames } from '../client/option-names.js';
 
 /** The names of McpOptions's members, checked against it both ways (a new option is a name here too). */
-const MCP_OPTIONS = optionNames<McpOptions>()({ env: 1, startTimeoutMs: 1, signal: 1, roots: 1, sample: 1, elicit: 1 });
+const MCP_OPTIONS = optionNames<McpOptions>()({ env: 1, startTimeoutMs: 1, signal: 1, roots: 1, sample: 1, elicit: 1, onPlainHttp: 1 });
 
 export interface McpOptions extends McpClientAnswers {
   /** The environment of a stdio server (use `toolEnv()`). */
@@ -159,6 +161,7 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
     } catch {
       throw new ToolSourceError(`MCP server ${shownSpec(spec)}: not a URL`, 'invalid');
     }
+    if (target.requestInit && sentInTheClear(target.url)) opts.onPlainHttp?.({ host: target.url.host });
     transport = new StreamableHTTPClientTransport(target.url, target.requestInit ? { requestInit: target.requestInit } : undefined);
   } else {
     const argv = splitCommandLine(spec);
@@ -177,10 +180,12 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
   const close = () => client.close().catch(() => {});
   let listed;
   let name = '';
+  let step = 'initialize';
   const open = async () => {
     client.onclose = () => (ended = true);
     await answerServerRequests(client, opts, () => name || shownSpec(spec));
     await client.connect(transport, { timeout: startMs, signal: opts.signal });
+    step = 'tools/list';
     return client.listTools(undefined, { timeout: startMs, signal: opts.signal });
   };
   try {
@@ -208,7 +213,7 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
       const serversFile = isUrl(spec) ? undefined : (await serversFileProgram(splitCommandLine(spec))) ?? (await flagFileProgram(splitCommandLine(spec)));
       if (serversFile) throw new ToolSourceError(`MCP server ${shownSpec(spec)}: could not start: ${serversFile}`, 'start');
       const folder = (err as { code?: unknown }).code === 'EACCES' && !isUrl(spec) ? await folderProgram(splitCommandLine(spec)) : undefined;
-      const why = /timed out|timeout/i.test(String(err)) ? `did not answer within ${startMs / 1000} s` : (err as { code?: unknown }).code === -32000 ? 'ended before it answered' : isUrl(spec) ? describeUrl(err, httpTarget(spec).url, urlSecrets(spec)) : `could not start: ${folder ?? describe(err)}`;
+      const why = notMcp(err, step) ?? (/timed out|timeout/i.test(String(err)) ? `did not answer within ${startMs / 1000} s` : (err as { code?: unknown }).code === -32000 ? 'ended before it answered' : isUrl(spec) ? describeUrl(err, httpTarget(spec).url, urlSecrets(spec)) : `could not start: ${folder ?? describe(err)}`);
       const shown = shownSpec(spec);
       throw new ToolSourceError(`MCP server ${shown}: ${shown === spec ? why : why.replaceAll(spec, shown).replaceAll(httpTarget(spec).url.href, shown)}${said()}`, 'start');
     }
@@ -234,6 +239,8 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
         }
         if (signal.aborted) throw signal.reason;
         // Read by the model: a server that echoes its URL's secrets (a token in the query) has them hidden.
+        const bad = notMcp(err, 'tools/call');
+        if (bad) return { ok: false, text: `the MCP server ${bad}` };
         return { ok: false, text: `the MCP server refused the call: ${hideSecrets(err instanceof Error ? err.message : String(err), isUrl(spec) ? urlSecrets(spec) : [])}` };
       }
     },

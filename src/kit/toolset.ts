@@ -16,7 +16,7 @@ export interface ToolDeclaration {
 
 /** `roots`, `sample` and `elicit`: what the MCP servers may ask of the caller (each offered only when given). */
 /** The names of ToolSetOptions's members, checked against it both ways (a new option is a name here too). */
-const TOOLSET_OPTIONS = optionNames<ToolSetOptions>()({ declared: 1, tools: 1, mcp: 1, env: 1, startTimeoutMs: 1, signal: 1, roots: 1, sample: 1, elicit: 1 });
+const TOOLSET_OPTIONS = optionNames<ToolSetOptions>()({ declared: 1, tools: 1, mcp: 1, env: 1, startTimeoutMs: 1, signal: 1, roots: 1, sample: 1, elicit: 1, onPlainHttp: 1 });
 
 export interface ToolSetOptions extends McpClientAnswers {
   /** Tools the model may call that router does not run (the caller does: exit 11 in the CLI). */
@@ -46,7 +46,7 @@ export class ToolSet {
     checkOptions('ToolSet.open()', opts, TOOLSET_OPTIONS);
     const set = new ToolSet(opts.declared ?? []);
     try {
-      for (const spec of opts.mcp ?? []) set.servers.push(await connectMcp(spec, { env: opts.env ?? {}, startTimeoutMs: opts.startTimeoutMs, signal: opts.signal, roots: opts.roots, sample: opts.sample, elicit: opts.elicit }));
+      for (const spec of opts.mcp ?? []) set.servers.push(await connectMcp(spec, { env: opts.env ?? {}, startTimeoutMs: opts.startTimeoutMs, signal: opts.signal, roots: opts.roots, sample: opts.sample, elicit: opts.elicit, onPlainHttp: opts.onPlainHttp }));
     } catch (err) {
       await set.close();
       throw err;

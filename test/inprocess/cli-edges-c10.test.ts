@@ -15,7 +15,7 @@ it('a refused loopback root is told by the error code, not its words: one on the
   // Was: the hint only where the message matched "connection refused: HOST:PORT" (a root with no port had none).
   for (const root of ['http://localhost/api', 'http://127.0.0.1:9/api']) {
     const r = await run(['--api-root', root, '--max-retries', '0', 'chat', '-m', 'local/echo', 'hi']);
-    expect(r).toMatchObject({ code: 8, stdout: '', stderr: `error: connection refused: ${new URL(root).host}, on this machine: is router serve running?\n` });
+    expect(r).toMatchObject({ code: 8, stdout: '', stderr: `error: connection refused: ${new URL(root).host}, on this machine: is router serve running? (the API root from --api-root)\n` });
   }
   expect(t.requests()).toEqual([]);
 });

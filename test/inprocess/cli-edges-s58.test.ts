@@ -118,7 +118,7 @@ it('a proxy whose name does not resolve is named, not the API root it was to rea
   const proxies = { http_proxy: '', https_proxy: '', no_proxy: '', NO_PROXY: '', HTTP_PROXY: 'http://no-such-proxy.invalid:3128', HTTPS_PROXY: 'http://no-such-proxy.invalid:3128' };
   const r = await run(['--max-retries', '0', 'chat', '-m', 'local/echo', 'hi'], { ...proxies, ROUTER_API_ROOT: 'http://router.invalid:8080/api' });
   // Was: "host not reachable: router.invalid:8080 (the API root from ROUTER_API_ROOT)".
-  expect(r).toMatchObject({ code: 8, stdout: '', stderr: 'error: host not reachable: the proxy no-such-proxy.invalid:3128, on the way to router.invalid:8080 (the proxy from HTTP_PROXY)\n' });
+  expect(r).toMatchObject({ code: 8, stdout: '', stderr: 'warning: the API key goes to router.invalid:8080 over plain http://, unencrypted: anyone on the way can read it (use https://)\nerror: host not reachable: the proxy no-such-proxy.invalid:3128, on the way to router.invalid:8080 (the proxy from HTTP_PROXY)\n' });
   // The variable that applies is named: https_proxy for an https root.
   const https = await run(['--max-retries', '0', 'chat', '-m', 'local/echo', 'hi'], { ...proxies, HTTPS_PROXY: '', https_proxy: 'http://127.0.0.1:1', ROUTER_API_ROOT: 'https://router.invalid/api' });
   expect(https).toMatchObject({ code: 8, stderr: 'error: connection refused: the proxy 127.0.0.1:1, on the way to router.invalid (the proxy from https_proxy)\n' });

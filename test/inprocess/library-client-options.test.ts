@@ -40,7 +40,7 @@ describe('the options of new RouterClient()', () => {
   it('names every option it takes for a name no SDK uses', () => {
     const err = made({ apiKey: 'sk-x', apiRoot: emu.apiRoot, modle: 'local/echo' });
     expect(err).toBeInstanceOf(ValidationError);
-    expect((err as Error).message).toBe('new RouterClient() has no option "modle"; it takes apiKey, keyless, apiRoot, timeoutMs, maxRetries, userAgent, headers, onRetry, dispatcher, proxy, batches');
+    expect((err as Error).message).toBe('new RouterClient() has no option "modle"; it takes apiKey, keyless, apiRoot, timeoutMs, maxRetries, userAgent, headers, onRetry, onPlainHttp, dispatcher, proxy, batches');
   });
 
   it('takes every option it names, and an option given as undefined as one not given', async () => {

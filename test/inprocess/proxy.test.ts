@@ -34,6 +34,8 @@ beforeEach(() => {
 const farRoot = () => `http://router.invalid:${emulatorPort}/api`;
 /** Only the proxy settings a test gives (blank is unset), whatever this machine's environment holds. */
 const only = (env: Record<string, string>) => ({ http_proxy: '', HTTP_PROXY: '', https_proxy: '', HTTPS_PROXY: '', no_proxy: '', NO_PROXY: '', ...env });
+/** The warning of a key sent over plain http:// to a host not this machine (farRoot's), said once a run. */
+const inTheClear = () => `warning: the API key goes to router.invalid:${emulatorPort} over plain http://, unencrypted: anyone on the way can read it (use https://)\n`;
 const chat = (env: Record<string, string>, text = 'through the proxy') => t.run(['chat', '--model', 'local/echo', text], { env: only({ ROUTER_API_ROOT: farRoot(), ...env }) });
 
 describe('a proxy from the environment', () => {
@@ -59,7 +61,7 @@ describe('a proxy from the environment', () => {
     expect(direct).toMatchObject({ code: 0, stdout: 'loopback\n' });
     for (const env of [{ HTTP_PROXY: proxyUrl, NO_PROXY: 'router.invalid' }, { HTTP_PROXY: proxyUrl, no_proxy: '*' }, { HTTP_PROXY: ' ' }] as Record<string, string>[]) {
       const r = await chat(env);
-      expect(r).toMatchObject({ code: 8, stderr: `error: host not reachable: router.invalid:${emulatorPort} (the API root from ROUTER_API_ROOT) (after 2 retries; --max-retries sets how many)\n` });
+      expect(r).toMatchObject({ code: 8, stderr: `${inTheClear()}error: host not reachable: router.invalid:${emulatorPort} (the API root from ROUTER_API_ROOT) (after 2 retries; --max-retries sets how many)\n` });
     }
     expect(asked).toEqual([]);
     // As curl: an https:// root goes only through HTTPS_PROXY, never the HTTP one.
@@ -70,12 +72,12 @@ describe('a proxy from the environment', () => {
 
   it('a proxy that is down, or that wants credentials, is named in one line (exit 8); a refusal is not retried', async () => {
     const down = await chat({ HTTP_PROXY: 'http://127.0.0.1:1' });
-    expect(down).toMatchObject({ code: 8, stderr: `error: connection refused: the proxy 127.0.0.1:1, on the way to router.invalid:${emulatorPort} (the proxy from HTTP_PROXY) (after 2 retries; --max-retries sets how many)\n` });
+    expect(down).toMatchObject({ code: 8, stderr: `${inTheClear()}error: connection refused: the proxy 127.0.0.1:1, on the way to router.invalid:${emulatorPort} (the proxy from HTTP_PROXY) (after 2 retries; --max-retries sets how many)\n` });
     answer = '407 Proxy Authentication Required';
     const refused = await chat({ HTTP_PROXY: proxyUrl });
     expect(refused.code).toBe(8);
     expect(refused.stderr).toBe(
-      `error: the proxy ${new URL(proxyUrl).host} refused the way to router.invalid:${emulatorPort} (HTTP 407): it asks for a user name and password (put them in the proxy URL: http://user:password@host:port) (the proxy from HTTP_PROXY)\n`,
+      `${inTheClear()}error: the proxy ${new URL(proxyUrl).host} refused the way to router.invalid:${emulatorPort} (HTTP 407): it asks for a user name and password (put them in the proxy URL: http://user:password@host:port) (the proxy from HTTP_PROXY)\n`,
     );
     expect(asked).toHaveLength(1);
   });

@@ -117,12 +117,16 @@ describe('settings record where each value came from', () => {
     expect((await speak({}, '--voice', 'zzz')).stderr).toBe(`${unknown}\n`);
   });
 
-  it('an API root that cannot be reached is named by where it came from, when it was not typed', async () => {
+  it('an API root that cannot be reached is named by where it came from, by one rule: flag, environment, profile', async () => {
     const down = 'http://127.0.0.1:9/api';
+    const refused = 'error: connection refused: 127.0.0.1:9, on this machine: is router serve running?';
     const env = await t.run(['--max-retries', '0', 'chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_API_ROOT: down } });
-    expect(env).toMatchObject({ code: 8, stderr: 'error: connection refused: 127.0.0.1:9, on this machine: is router serve running? (the API root from ROUTER_API_ROOT)\n' });
-    // Typed on the command line, the root is the user's own.
+    expect(env).toMatchObject({ code: 8, stderr: `${refused} (the API root from ROUTER_API_ROOT)\n` });
+    // Was: typed on the command line, the root was left unnamed (a script's --api-root is as far from sight as a variable).
     const typed = await t.run(['--api-root', down, '--max-retries', '0', 'chat', '--model', 'local/echo', 'hi']);
-    expect(typed.stderr).toBe('error: connection refused: 127.0.0.1:9, on this machine: is router serve running?\n');
+    expect(typed).toMatchObject({ code: 8, stderr: `${refused} (the API root from --api-root)\n` });
+    await t.run(['config', 'set', 'api_root', down, '--profile', 'gone']);
+    const profile = await t.run(['--profile', 'gone', '--max-retries', '0', 'chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_API_ROOT: '' } });
+    expect(profile).toMatchObject({ code: 8, stderr: `${refused} (the API root from api_root of profile "gone")\n` });
   });
 });

@@ -8,6 +8,7 @@ import { firstWholeWords } from '../../internal/key-safe-cut.js';
 import type { ChatCompletion, ChatCompletionRequest } from '../../client/types.js';
 import { McpRequestRefused, type McpClientAnswers, type ElicitationRequest, type ElicitationResult } from '../../kit/mcp-client-requests.js';
 import type { IO } from '../io/io.js';
+import { plainHttpWarning } from '../io/plain-http.js';
 import { statSync } from 'node:fs';
 import { ask } from '../io/ask.js';
 import { usage } from '../exit-codes.js';
@@ -42,6 +43,7 @@ export function mcpAnswers(io: IO, policy: AnswerPolicy, sampling: SamplingSend)
   };
   return {
     ...(policy.roots?.length ? { roots: policy.roots } : {}),
+    onPlainHttp: ({ host }) => plainHttpWarning(io, `the user and password of MCP server ${host} go`),
     sample: async (params, server, signal) => {
       const last = params.messages.at(-1)?.content;
       const text = (Array.isArray(last) ? last : [last]).map((b) => (b && 'text' in b ? String(b.text) : '')).join(' ');
