@@ -24,6 +24,24 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
   const ledger = (state: string) => readFileSync(join(state, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   const holdOf = (state: string, id: string) => join(state, 'budget-holds', `batch-${id}.json`);
 
+  // The spec's service lists batches (no 402 there): the run follows a shard by its listing. The deployed one has none: by Get.
+  it.runIf(flavor === 'deployed')('batch run --watch: a shard whose Get is answered 402 once it ended has its owed cost in the ledger, its hold gone', async () => {
+    const ws = await t.admin('workspaces', { credits: 0.00002 });
+    const state = join(t.dir, 'state-run');
+    const env = { ROUTER_API_KEY: ws.api_key, ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '5' };
+    const run = await t.run(['batch', 'run', requestsFile(), '--model', 'local/lorem', '--watch', '--interval', '0.05'], { env });
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stderr).toMatch(/finalized cost of batch_\w+ exceeds your balance/);
+    const id = /(batch_\w+)/.exec(run.stderr)![1]!;
+    const res = await fetch(`${t.apiRoot}${flavor === 'deployed' ? '/beta/batches' : '/v1/batches'}/${id}`, { headers: { authorization: `Bearer ${ws.api_key}` } });
+    expect(res.status).toBe(402);
+    const owed = (await res.json()) as { usage: { cost: number } };
+    expect(owed.usage.cost).toBeGreaterThan(0);
+    // Before: no line, and the shard's hold stayed for 48 hours.
+    expect(ledger(state).filter((l) => l.batch_id === id)).toMatchObject([{ cost: owed.usage.cost }]);
+    expect(existsSync(holdOf(state, id))).toBe(false);
+  });
+
   for (const how of ['get', 'get --results', 'get --watch'] as const) {
     it(`batch ${how} answered 402 for an ended batch: its owed cost goes to the ledger and its hold goes; paid later, counted once`, async () => {
       const ws = await t.admin('workspaces', { credits: 0.00002 });

@@ -4,6 +4,7 @@ import type { Batch } from '../../client/types.js';
 import { isFinished, type JobRecord } from './store.js';
 import { track } from './submit.js';
 import { isNoListing } from '../../client/resources/batches.js';
+import { batchError, batchOf402 } from '../results.js';
 import { costText, roundCost } from '../../internal/round-cost.js';
 import { grouped } from '../../internal/counted.js';
 
@@ -33,7 +34,8 @@ export async function refreshJob(client: RouterClient, job: JobRecord, signal: A
     if (!isNoListing(err)) throw err;
   }
   // Not in the listing (a service without one; a record of an older version, which kept no created_at): asked one by one.
-  for (const id of [...wanted.keys()]) update(await client.batches.getStreaming(id, () => {}, { signal }));
+  // A 402 (its cost exceeds the balance) carries the batch as it ended: the caller records what it owes (the CLI's logOwed()).
+  for (const id of [...wanted.keys()]) update(await client.batches.getStreaming(id, () => {}, { signal }).catch((err: unknown) => Promise.reject(batchOf402(err) ? batchError(err, id) : err)));
   return changed;
 }
 

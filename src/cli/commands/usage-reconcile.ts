@@ -23,6 +23,7 @@ export async function runReconcile(ctx: RunContext<{ json?: boolean }>, limit: n
     if (report.waiting.length) parts.push(`${counted(report.waiting.length, 'call')} not known to the service when asked in the last ${ASK_AGAIN_MS / 60_000} minutes, not asked again before`);
     parts.push(...heldWords(report.held));
     parts.push(...batchWords(report.batches));
+    parts.push(...sentWords(report.sent));
     parts.push(leftWords(report.left, limit));
     // Calls made at another service: asked of this one, they would be "not known yet", then given up on.
     for (const [root, count] of Object.entries(report.elsewhere)) parts.push(`${counted(count, 'call')} made at ${root}, not asked here (reconcile ${count === 1 ? 'it' : 'them'} there: router usage --reconcile --api-root ${root}, with its key)`);
@@ -59,6 +60,19 @@ function batchWords(b: ReconcileReport['batches']): string[] {
     parts.push(`settled ${counted(b.settled.length, 'batch', 'batches')} that ended naming no cost by the key's spend: held ${usd(bound)}, now ${usd(charged)}`);
   }
   if (b.waiting.length) parts.push(`${counted(b.waiting.length, 'batch', 'batches')} that ended naming no cost, settled by a run an hour after seen ended (once the key's spend counts their requests)`);
+  for (const u of b.unsettled) parts.push(`${u.id} stays held at its bound: ${u.why}`);
+  return parts;
+}
+
+/** What became of the kept sends of creates never answered whose record is gone (reconcile-sent.ts). */
+function sentWords(b: ReconcileReport['sent']): string[] {
+  const parts: string[] = [];
+  if (b.settled.length) {
+    const bound = roundCost(b.settled.reduce((a, c) => a + c.bound, 0));
+    const charged = roundCost(b.settled.reduce((a, c) => a + c.charged, 0));
+    parts.push(`settled ${counted(b.settled.length, 'unanswered batch create')} by the key's spend in its batch's window: held ${usd(bound)}, now ${usd(charged)}`);
+  }
+  if (b.waiting.length) parts.push(`${counted(b.waiting.length, 'unanswered batch create')} held until its batch's 24-hour window and an hour more have passed`);
   for (const u of b.unsettled) parts.push(`${u.id} stays held at its bound: ${u.why}`);
   return parts;
 }

@@ -20,6 +20,7 @@ import { readAsked, saveAsked } from './reconcile-asked.js';
 import { HELD } from './hold-record.js';
 import { settleHeld, type HeldReport, type NamedCall } from './reconcile-held.js';
 import { settleEndedBatches } from './reconcile-batch.js';
+import { settleLostSends } from './reconcile-sent.js';
 
 /** The endpoints whose answers are generations the service can describe. */
 const GENERATED = new Set(['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/audio/speech', '/alpha/decisions']);
@@ -66,6 +67,8 @@ export interface ReconcileReport {
   held: HeldReport;
   /** Batches that ended naming no cost, held at their bound (reconcile-batch.ts): settled by the key's spend, or why not. */
   batches: HeldReport;
+  /** Kept sends of creates never answered whose record is gone (reconcile-sent.ts; ids: the holds' names): settled by the key's spend, or why not. */
+  sent: HeldReport;
 }
 
 type Checked = UsageRecord & { reconciles?: string; real_cost?: number | null };
@@ -129,7 +132,7 @@ async function ledgerDeadHolds(env: NodeJS.ProcessEnv, signal: AbortSignal): Pro
 async function reconcileAlone(o: Parameters<typeof reconcile>[0]): Promise<{ report: ReconcileReport; failure?: unknown }> {
   await ledgerDeadHolds(o.env, o.signal);
   const { todo, elsewhere, held, named } = await unreconciled(o.env, o.profile, o.client.core.apiRoot, o.signal);
-  const report: ReconcileReport = { checked: 0, reconciled: [], not_found: [], unknown_here: [], pending: [], waiting: [], left: 0, elsewhere, reported_cost: 0, charged_cost: 0, held: { settled: [], waiting: [], unsettled: [] }, batches: { settled: [], waiting: [], unsettled: [] } };
+  const report: ReconcileReport = { checked: 0, reconciled: [], not_found: [], unknown_here: [], pending: [], waiting: [], left: 0, elsewhere, reported_cost: 0, charged_cost: 0, held: { settled: [], waiting: [], unsettled: [] }, batches: { settled: [], waiting: [], unsettled: [] }, sent: { settled: [], waiting: [], unsettled: [] } };
   const now = o.now ?? Date.now();
   const write = (r: UsageRecord, real: number | null) => {
     const reported = typeof r.cost === 'number' && Number.isFinite(r.cost) ? r.cost : 0;
@@ -214,9 +217,13 @@ async function reconcileAlone(o: Parameters<typeof reconcile>[0]): Promise<{ rep
   }
   if (!failure) {
     try {
-      const b = await settleEndedBatches({ env: o.env, profile: o.profile, apiRoot: o.client.core.apiRoot, named, client: o.client, manager: o.manager, now, limit: o.limit - report.checked, signal: o.signal });
+      const at = { env: o.env, profile: o.profile, apiRoot: o.client.core.apiRoot, named, client: o.client, manager: o.manager, now, signal: o.signal };
+      const b = await settleEndedBatches({ ...at, limit: o.limit - report.checked });
       report.batches = b.report;
       report.checked += b.checked;
+      const sent = await settleLostSends({ ...at, limit: o.limit - report.checked });
+      report.sent = sent.report;
+      report.checked += sent.checked;
     } catch (err) {
       if (o.signal.aborted || (err as { ledger?: boolean }).ledger) throw err;
       report.stopped = (err as Error).message;

@@ -12,7 +12,7 @@ import { CliError, EXIT, usage } from '../../exit-codes.js';
 import type { RunContext } from '../../run.js';
 import type { RunOpts } from './flags.js';
 import { describeJob } from './jobs.js';
-import { CutAnswers, logBatch, openResults, refuseResultsOverInput, sinkOf, type ResultsTarget } from './results.js';
+import { CutAnswers, logBatch, logOwed, openResults, refuseResultsOverInput, sinkOf, type ResultsTarget } from './results.js';
 import { takeUpCommand } from './watch.js';
 import { drawsSpinner, spinnerMaker, waitingSpinner } from '../../io/spinner.js';
 import { counted, grouped } from '../../../internal/counted.js';
@@ -191,6 +191,10 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
       env: ctx.env,
       signal,
       on,
+    }).catch((err: unknown) => {
+      // A shard's Get (or its results) answered 402: what it owes is recorded, as batch get records it.
+      logOwed(ctx, apiRoot, err);
+      throw err;
     });
     const { job, totals: t, failed, merged } = outcome;
     if (merged) {
