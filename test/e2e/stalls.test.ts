@@ -92,6 +92,8 @@ function sent(path: string): () => boolean {
   return () => t.requests().some((r) => r.path === path);
 }
 
+/** The warning of a key sent over plain http:// to another machine (router.invalid), said once a run before the first call. */
+const inTheClear = 'warning: the API key goes to router.invalid:9 over plain http://, unencrypted: anyone on the way can read it (use https://)\n';
 const viaSilentProxy = () => ({ HTTP_PROXY: proxyUrl, http_proxy: '', NO_PROXY: '', no_proxy: '', ROUTER_API_ROOT: 'http://router.invalid:9/api' });
 
 describe('a proxy that takes the connection and never answers', () => {
@@ -100,7 +102,7 @@ describe('a proxy that takes the connection and never answers', () => {
     let connections = held.length;
     const r = await run(['--timeout', '500ms', '--max-retries', '0', 'api', '/v1/models'], viaSilentProxy(), {});
     expect(r.code).toBe(8);
-    expect(r.stderr).toBe(`error: timed out waiting for the proxy ${new URL(proxyUrl).host} to open the way to router.invalid:9 (--timeout 500ms) (the proxy from HTTP_PROXY)\n`);
+    expect(r.stderr).toBe(`${inTheClear}error: timed out waiting for the proxy ${new URL(proxyUrl).host} to open the way to router.invalid:9 (--timeout 500ms) (the proxy from HTTP_PROXY)\n`);
     expect(held.length - connections).toBe(1);
     // With its retries, each attempt is bounded the same way.
     connections = held.length;
@@ -114,7 +116,7 @@ describe('a proxy that takes the connection and never answers', () => {
       const connections = held.length;
       const r = await run(args, viaSilentProxy(), { interruptWhen: () => held.length > connections });
       expect(r.code).toBe(130);
-      expect(r.stderr).toBe('error: interrupted\n');
+      expect(r.stderr).toBe(`${inTheClear}error: interrupted\n`);
     }
   });
 });
