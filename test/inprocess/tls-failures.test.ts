@@ -33,6 +33,6 @@ it.each([
   connections = 0;
   const r = await run([...args, '--api-root', root]);
   const host = new URL(root).host;
-  expect(r).toMatchObject({ code: 8, stdout: '', stderr: `error: https to ${host} failed: the server there does not speak TLS (is its URL http://, not https://?); nothing was sent\n` });
+  expect(r).toMatchObject({ code: 8, stdout: '', stderr: `error: https to ${host} failed: the server there does not speak TLS (is its URL http://, not https://?); nothing was sent (the API root from --api-root)\n` });
   expect(connections).toBe(1);
 });
