@@ -13,7 +13,7 @@ import { rootKey, sameRoot } from '../../internal/api-root.js';
 import { roundCost } from '../../internal/round-cost.js';
 import { holdsDir } from './budget-lock.js';
 import { appendUsage, batchHoldPath } from './ledger.js';
-import { CLOCK_MARGIN_MS, LONGEST_CALL_MS, SETTLE_HELD_AFTER_MS, generationCost, keySpent, manages, type HeldReport, type NamedCall } from './reconcile-held.js';
+import { CLOCK_MARGIN_MS, SETTLE_HELD_AFTER_MS, manages, spendBeyondNamed, type GenerationCosts, type HeldReport, type NamedCall } from './reconcile-held.js';
 import { SENT_CREATE } from './sent-create.js';
 
 interface EndedHold {
@@ -64,6 +64,7 @@ export async function settleEndedBatches(o: SettleBatchesOptions): Promise<{ rep
     return { report, checked: 0 };
   }
   let checked = 0;
+  const costs: GenerationCosts = new Map();
   for (const name of names) {
     let rec: EndedHold;
     try {
@@ -95,21 +96,10 @@ export async function settleEndedBatches(o: SettleBatchesOptions): Promise<{ rep
       continue;
     }
     const w = { start: start - CLOCK_MARGIN_MS, end: end + CLOCK_MARGIN_MS };
-    const spent = await keySpent(o.manager, rec.key_hash, w, o.signal);
-    let named = 0;
-    let namedCost = 0;
-    for (const c of o.named) {
-      const at = Date.parse(c.time);
-      if (c.key_hash !== rec.key_hash || !(at >= w.start - CLOCK_MARGIN_MS && at <= w.end + LONGEST_CALL_MS)) continue;
-      const g = await generationCost(o.client, c.id, o.signal);
-      if (!g || !(g.created >= w.start && g.created < w.end)) continue;
-      named++;
-      namedCost += g.cost;
-    }
+    const { requests, named, left } = await spendBeyondNamed({ ...o, manager: o.manager, costs }, rec.key_hash, w);
     const completed = typeof rec.completed === 'number' ? rec.completed : 1;
-    const left = spent.usage - namedCost;
     // The service has not counted the batch's requests yet (or not all the calls named): asked again by a later run.
-    if (spent.requests < named + completed || left < -1e-9) {
+    if (requests < named + completed || left < -1e-9) {
       report.waiting.push(id);
       continue;
     }

@@ -62,7 +62,7 @@ export interface SettleHeldOptions {
 /** Settles what it can of `held`, oldest first, at most `limit`; returns the report and how many it asked about. */
 export async function settleHeld(o: SettleHeldOptions): Promise<{ report: HeldReport; checked: number }> {
   const report: HeldReport = { settled: [], waiting: [], unsettled: [] };
-  const costs = new Map<string, { created: number; cost: number } | null>();
+  const costs: GenerationCosts = new Map();
   const managed = new Map<string, boolean>();
   let checked = 0;
   for (const r of o.held) {
@@ -89,32 +89,51 @@ export async function settleHeld(o: SettleHeldOptions): Promise<{ report: HeldRe
       continue;
     }
     const w = { start: sentAfter - CLOCK_MARGIN_MS, end: sentBefore + CLOCK_MARGIN_MS };
-    const spent = await keySpent(o.manager, r.key_hash, w, o.signal);
-    let named = 0;
-    let namedCost = 0;
-    for (const c of o.named) {
-      const at = Date.parse(c.time);
-      if (c.key_hash !== r.key_hash || !(at >= w.start - CLOCK_MARGIN_MS && at <= w.end + LONGEST_CALL_MS)) continue;
-      if (!costs.has(c.id)) costs.set(c.id, await generationCost(o.client, c.id, o.signal));
-      const g = costs.get(c.id);
-      if (!g || !(g.created >= w.start && g.created < w.end)) continue;
-      named++;
-      namedCost += g.cost;
-    }
+    const { requests, named, left } = await spendBeyondNamed({ ...o, manager: o.manager, costs }, r.key_hash, w);
     // Fewer requests than the ledger names in the range: the service has not counted them all yet.
-    const left = spent.usage - namedCost;
-    if (named > spent.requests || left < -1e-9) {
+    if (named > requests || left < -1e-9) {
       report.waiting.push(id);
       continue;
     }
     const bound = typeof r.cost === 'number' ? r.cost : 0;
     // To the ten decimals costs are counted to (the service's sums are rounded there too).
     const charged = Math.min(bound, roundCost(Math.max(0, left)));
-    const settledAt = spent.requests === named ? 0 : charged;
+    const settledAt = requests === named ? 0 : charged;
     o.write(r, settledAt);
     report.settled.push({ id, time: r.time, ...(r.model ? { model: r.model } : {}), bound, charged: settledAt });
   }
   return { report, checked };
+}
+
+/** Generation ids asked about in one run, and what the service said (null: not known). */
+export type GenerationCosts = Map<string, { created: number; cost: number } | null>;
+
+export interface SpendAsk {
+  client: RouterClient;
+  manager: RouterClient;
+  named: NamedCall[];
+  signal: AbortSignal;
+  costs: GenerationCosts;
+}
+
+/**
+ * What the key of `hash` spent in `w` (its request count too) less what the ledger's calls of that key made in it cost, by the
+ * service's own `created_at`: what any other charge of the key then can have cost at most. `named`: how many such calls.
+ */
+export async function spendBeyondNamed(a: SpendAsk, hash: string, w: Window): Promise<{ requests: number; named: number; left: number }> {
+  const spent = await keySpent(a.manager, hash, w, a.signal);
+  let named = 0;
+  let namedCost = 0;
+  for (const c of a.named) {
+    const at = Date.parse(c.time);
+    if (c.key_hash !== hash || !(at >= w.start - CLOCK_MARGIN_MS && at <= w.end + LONGEST_CALL_MS)) continue;
+    if (!a.costs.has(c.id)) a.costs.set(c.id, await generationCost(a.client, c.id, a.signal));
+    const g = a.costs.get(c.id);
+    if (!g || !(g.created >= w.start && g.created < w.end)) continue;
+    named++;
+    namedCost += g.cost;
+  }
+  return { requests: spent.requests, named, left: spent.usage - namedCost };
 }
 
 /** Whether the management key manages the key of `hash` (`GET /v1/keys/{hash}`): else the key's spend is not its to tell. */

@@ -13,7 +13,7 @@ import { rootKey, sameRoot } from '../../internal/api-root.js';
 import { roundCost } from '../../internal/round-cost.js';
 import { holdsDir } from './budget-lock.js';
 import { appendUsage } from './ledger.js';
-import { CLOCK_MARGIN_MS, LONGEST_CALL_MS, SETTLE_HELD_AFTER_MS, generationCost, keySpent, manages, type HeldReport, type NamedCall } from './reconcile-held.js';
+import { CLOCK_MARGIN_MS, SETTLE_HELD_AFTER_MS, manages, spendBeyondNamed, type GenerationCosts, type HeldReport, type NamedCall } from './reconcile-held.js';
 import { SENT_CREATE, unheardSend } from './sent-create.js';
 import { SKEW_MS } from './sent-link.js';
 
@@ -52,6 +52,7 @@ export async function settleLostSends(o: SettleSentOptions): Promise<{ report: H
     return { report, checked: 0 };
   }
   let checked = 0;
+  const costs: GenerationCosts = new Map();
   for (const name of names) {
     const path = join(dir, name);
     let rec: SentHold;
@@ -87,15 +88,7 @@ export async function settleLostSends(o: SettleSentOptions): Promise<{ report: H
       report.unsettled.push({ id, why: 'the management key set does not manage the key the batch was sent with' });
       continue;
     }
-    const spent = await keySpent(o.manager, rec.key_hash, w, o.signal);
-    let namedCost = 0;
-    for (const c of o.named) {
-      const at = Date.parse(c.time);
-      if (c.key_hash !== rec.key_hash || !(at >= w.start - CLOCK_MARGIN_MS && at <= w.end + LONGEST_CALL_MS)) continue;
-      const g = await generationCost(o.client, c.id, o.signal);
-      if (g && g.created >= w.start && g.created < w.end) namedCost += g.cost;
-    }
-    const left = spent.usage - namedCost;
+    const { left } = await spendBeyondNamed({ ...o, manager: o.manager, costs }, rec.key_hash, w);
     // The service has not counted all the calls named: asked again by a later run.
     if (left < -1e-9) {
       report.waiting.push(id);
