@@ -10,15 +10,20 @@ type Entry = { command?: unknown; args?: unknown; url?: unknown };
 /** A word of a command line, quoted for a shell where it must be. */
 const shellWord = (w: string): string => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`);
 
-/** Why `argv` (one word, a JSON file of MCP servers) starts nothing, and each server's --mcp value; undefined for any other. */
-export async function serversFileProgram(argv: readonly string[]): Promise<string | undefined> {
+/** What the one word of `argv` names, a file of JSON, holds; undefined for more words, no such file, or no JSON. */
+async function jsonFile(argv: readonly string[]): Promise<unknown> {
   if (argv.length !== 1) return undefined;
-  let value: unknown;
   try {
-    value = JSON.parse(await readFile(argv[0]!, 'utf8'));
+    return JSON.parse(await readFile(argv[0]!, 'utf8')) as unknown;
   } catch {
     return undefined;
   }
+}
+
+/** Why `argv` (one word, a JSON file of MCP servers) starts nothing, and each server's --mcp value; undefined for any other. */
+export async function serversFileProgram(argv: readonly string[]): Promise<string | undefined> {
+  const value = await jsonFile(argv);
+  if (value === undefined) return undefined;
   const key = value && typeof value === 'object' ? KEYS.find((k) => (value as Record<string, unknown>)[k] && typeof (value as Record<string, unknown>)[k] === 'object') : undefined;
   if (!key) return undefined;
   const entries = Object.values((value as Record<string, Record<string, Entry>>)[key]!);
@@ -34,13 +39,8 @@ export async function serversFileProgram(argv: readonly string[]): Promise<strin
 
 /** Why `argv` (one word, a --tools file or a --schema file) starts no MCP server, and the flag that takes it; undefined for any other. */
 export async function flagFileProgram(argv: readonly string[]): Promise<string | undefined> {
-  if (argv.length !== 1) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(argv[0]!, 'utf8'));
-  } catch {
-    return undefined;
-  }
+  const value = await jsonFile(argv);
+  if (value === undefined) return undefined;
   const file = shellWord(argv[0]!);
   if (isToolsValue(value)) return `it is a file of tools, not a server: give it as --tools ${file}`;
   const o = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;

@@ -13,7 +13,7 @@ import { rootKey, sameRoot } from '../../internal/api-root.js';
 import { roundCost } from '../../internal/round-cost.js';
 import { holdsDir } from './budget-lock.js';
 import { appendUsage, batchHoldPath } from './ledger.js';
-import { CLOCK_MARGIN_MS, SETTLE_HELD_AFTER_MS, manages, spendBeyondNamed, type GenerationCosts, type HeldReport, type NamedCall } from './reconcile-held.js';
+import { CLOCK_MARGIN_MS, SETTLE_HELD_AFTER_MS, asker, spendBeyondNamed, type GenerationCosts, type HeldReport, type NamedCall } from './reconcile-held.js';
 import { SENT_CREATE } from './sent-create.js';
 
 interface EndedHold {
@@ -63,7 +63,7 @@ export async function settleEndedBatches(o: SettleBatchesOptions): Promise<{ rep
   } catch {
     return { report, checked: 0 };
   }
-  let checked = 0;
+  const ask = asker(o, 'batch');
   const costs: GenerationCosts = new Map();
   for (const name of names) {
     let rec: EndedHold;
@@ -85,18 +85,14 @@ export async function settleEndedBatches(o: SettleBatchesOptions): Promise<{ rep
       report.waiting.push(id);
       continue;
     }
-    if (!o.manager) {
-      report.unsettled.push({ id, why: 'no management key is set: the key spend it is settled by needs one (router config set management_key)' });
-      continue;
-    }
-    if (checked >= o.limit) break;
-    checked++;
-    if (!(await manages(o.manager, rec.key_hash, o.signal))) {
-      report.unsettled.push({ id, why: 'the management key set does not manage the key the batch was sent with' });
+    const not = await ask.whyNot(rec.key_hash);
+    if (not === 'stop') break;
+    if (not) {
+      report.unsettled.push({ id, why: not });
       continue;
     }
     const w = { start: start - CLOCK_MARGIN_MS, end: end + CLOCK_MARGIN_MS };
-    const { requests, named, left } = await spendBeyondNamed({ ...o, manager: o.manager, costs }, rec.key_hash, w);
+    const { requests, named, left } = await spendBeyondNamed({ ...o, manager: o.manager!, costs }, rec.key_hash, w);
     const completed = typeof rec.completed === 'number' ? rec.completed : 1;
     // The service has not counted the batch's requests yet (or not all the calls named): asked again by a later run.
     if (requests < named + completed || left < -1e-9) {
@@ -108,5 +104,5 @@ export async function settleEndedBatches(o: SettleBatchesOptions): Promise<{ rep
     if (problem) throw Object.assign(new Error(problem), { ledger: true });
     report.settled.push({ id, time: rec.ended_at, ...(typeof rec.model === 'string' ? { model: rec.model } : {}), bound: rec.usd, charged });
   }
-  return { report, checked };
+  return { report, checked: ask.checked() };
 }

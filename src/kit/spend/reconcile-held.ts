@@ -63,8 +63,7 @@ export interface SettleHeldOptions {
 export async function settleHeld(o: SettleHeldOptions): Promise<{ report: HeldReport; checked: number }> {
   const report: HeldReport = { settled: [], waiting: [], unsettled: [] };
   const costs: GenerationCosts = new Map();
-  const managed = new Map<string, boolean>();
-  let checked = 0;
+  const ask = asker(o, 'call');
   for (const r of o.held) {
     const id = r.id!;
     const sentBefore = Date.parse(r.sent_before ?? '');
@@ -77,19 +76,14 @@ export async function settleHeld(o: SettleHeldOptions): Promise<{ report: HeldRe
       report.waiting.push(id);
       continue;
     }
-    if (!o.manager) {
-      report.unsettled.push({ id, why: 'no management key is set: the key spend it is settled by needs one (router config set management_key)' });
-      continue;
-    }
-    if (checked >= o.limit) break;
-    checked++;
-    if (!managed.has(r.key_hash)) managed.set(r.key_hash, await manages(o.manager, r.key_hash, o.signal));
-    if (!managed.get(r.key_hash)) {
-      report.unsettled.push({ id, why: 'the management key set does not manage the key the call was sent with' });
+    const not = await ask.whyNot(r.key_hash);
+    if (not === 'stop') break;
+    if (not) {
+      report.unsettled.push({ id, why: not });
       continue;
     }
     const w = { start: sentAfter - CLOCK_MARGIN_MS, end: sentBefore + CLOCK_MARGIN_MS };
-    const { requests, named, left } = await spendBeyondNamed({ ...o, manager: o.manager, costs }, r.key_hash, w);
+    const { requests, named, left } = await spendBeyondNamed({ ...o, manager: o.manager!, costs }, r.key_hash, w);
     // Fewer requests than the ledger names in the range: the service has not counted them all yet.
     if (named > requests || left < -1e-9) {
       report.waiting.push(id);
@@ -102,7 +96,24 @@ export async function settleHeld(o: SettleHeldOptions): Promise<{ report: HeldRe
     o.write(r, settledAt);
     report.settled.push({ id, time: r.time, ...(r.model ? { model: r.model } : {}), bound, charged: settledAt });
   }
-  return { report, checked };
+  return { report, checked: ask.checked() };
+}
+
+/** One run's asking about holds: at most `limit` of them, each key's management checked once. */
+export function asker(o: { manager?: RouterClient | undefined; limit: number; signal: AbortSignal }, sentWith: 'call' | 'batch') {
+  const managed = new Map<string, boolean>();
+  let checked = 0;
+  return {
+    checked: () => checked,
+    /** 'stop' once `limit` holds were asked about; else why a hold sent with key `hash` cannot be asked about, or undefined: ask. */
+    async whyNot(hash: string): Promise<string | undefined> {
+      if (!o.manager) return 'no management key is set: the key spend it is settled by needs one (router config set management_key)';
+      if (checked >= o.limit) return 'stop';
+      checked++;
+      if (!managed.has(hash)) managed.set(hash, await manages(o.manager, hash, o.signal));
+      return managed.get(hash) ? undefined : `the management key set does not manage the key the ${sentWith} was sent with`;
+    },
+  };
 }
 
 /** Generation ids asked about in one run, and what the service said (null: not known). */

@@ -13,7 +13,7 @@ import { rootKey, sameRoot } from '../../internal/api-root.js';
 import { roundCost } from '../../internal/round-cost.js';
 import { holdsDir } from './budget-lock.js';
 import { appendUsage } from './ledger.js';
-import { CLOCK_MARGIN_MS, SETTLE_HELD_AFTER_MS, manages, spendBeyondNamed, type GenerationCosts, type HeldReport, type NamedCall } from './reconcile-held.js';
+import { CLOCK_MARGIN_MS, SETTLE_HELD_AFTER_MS, asker, spendBeyondNamed, type GenerationCosts, type HeldReport, type NamedCall } from './reconcile-held.js';
 import { SENT_CREATE, unheardSend } from './sent-create.js';
 import { SKEW_MS } from './sent-link.js';
 
@@ -51,7 +51,7 @@ export async function settleLostSends(o: SettleSentOptions): Promise<{ report: H
   } catch {
     return { report, checked: 0 };
   }
-  let checked = 0;
+  const ask = asker(o, 'batch');
   const costs: GenerationCosts = new Map();
   for (const name of names) {
     const path = join(dir, name);
@@ -78,17 +78,13 @@ export async function settleLostSends(o: SettleSentOptions): Promise<{ report: H
       report.waiting.push(id);
       continue;
     }
-    if (!o.manager) {
-      report.unsettled.push({ id, why: 'no management key is set: the key spend it is settled by needs one (router config set management_key)' });
+    const not = await ask.whyNot(rec.key_hash);
+    if (not === 'stop') break;
+    if (not) {
+      report.unsettled.push({ id, why: not });
       continue;
     }
-    if (checked >= o.limit) break;
-    checked++;
-    if (!(await manages(o.manager, rec.key_hash, o.signal))) {
-      report.unsettled.push({ id, why: 'the management key set does not manage the key the batch was sent with' });
-      continue;
-    }
-    const { left } = await spendBeyondNamed({ ...o, manager: o.manager, costs }, rec.key_hash, w);
+    const { left } = await spendBeyondNamed({ ...o, manager: o.manager!, costs }, rec.key_hash, w);
     // The service has not counted all the calls named: asked again by a later run.
     if (left < -1e-9) {
       report.waiting.push(id);
@@ -103,5 +99,5 @@ export async function settleLostSends(o: SettleSentOptions): Promise<{ report: H
     rmSync(path, { force: true });
     report.settled.push({ id, time, ...model, bound: rec.usd, charged });
   }
-  return { report, checked };
+  return { report, checked: ask.checked() };
 }
