@@ -42,7 +42,8 @@ export function markBatchEnded(env: NodeJS.ProcessEnv, batchId: string, complete
   }
 }
 
-export interface SettleBatchesOptions {
+/** What usage --reconcile gives each settler of holds by key spend (ended batches here, lost sends in reconcile-sent.ts). */
+export interface SettleHoldsOptions {
   env: NodeJS.ProcessEnv;
   profile: string;
   apiRoot: string;
@@ -55,7 +56,7 @@ export interface SettleBatchesOptions {
 }
 
 /** Settles what it can of the ended batches' holds of `profile` at `apiRoot`; returns the report and how many it asked about. */
-export async function settleEndedBatches(o: SettleBatchesOptions): Promise<{ report: HeldReport; checked: number }> {
+export async function settleEndedBatches(o: SettleHoldsOptions): Promise<{ report: HeldReport; checked: number }> {
   const report: HeldReport = { settled: [], waiting: [], unsettled: [] };
   let names: string[];
   try {

@@ -8,12 +8,12 @@
  */
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RouterClient } from '../../client/index.js';
 import { rootKey, sameRoot } from '../../internal/api-root.js';
 import { roundCost } from '../../internal/round-cost.js';
 import { holdsDir } from './budget-lock.js';
 import { appendUsage } from './ledger.js';
-import { CLOCK_MARGIN_MS, SETTLE_HELD_AFTER_MS, asker, spendBeyondNamed, type GenerationCosts, type HeldReport, type NamedCall } from './reconcile-held.js';
+import { CLOCK_MARGIN_MS, SETTLE_HELD_AFTER_MS, asker, spendBeyondNamed, type GenerationCosts, type HeldReport } from './reconcile-held.js';
+import type { SettleHoldsOptions } from './reconcile-batch.js';
 import { SENT_CREATE, unheardSend } from './sent-create.js';
 import { SKEW_MS } from './sent-link.js';
 
@@ -29,20 +29,8 @@ interface SentHold {
   sent?: { sent_at?: unknown };
 }
 
-export interface SettleSentOptions {
-  env: NodeJS.ProcessEnv;
-  profile: string;
-  apiRoot: string;
-  named: NamedCall[];
-  client: RouterClient;
-  manager?: RouterClient | undefined;
-  now: number;
-  limit: number;
-  signal: AbortSignal;
-}
-
 /** Settles what it can of the kept sends of `profile` at `apiRoot` whose record is gone; the report (ids: the holds' names) and how many it asked about. */
-export async function settleLostSends(o: SettleSentOptions): Promise<{ report: HeldReport; checked: number }> {
+export async function settleLostSends(o: SettleHoldsOptions): Promise<{ report: HeldReport; checked: number }> {
   const report: HeldReport = { settled: [], waiting: [], unsettled: [] };
   const dir = holdsDir(o.env);
   let names: string[];
