@@ -27,9 +27,12 @@ export async function earlierCreate(ctx: RunContext<CreateOpts>, client: RouterC
   const prior = pendingCreate(ctx.env, key);
   if (!prior) return undefined;
   const name = shape.file === '-' ? 'these requests' : shape.file;
+  // A record naming its batch was written once the answer came: that create was stopped after it (as it said the id, or before).
   const earlier = prior.batch_id && prior.watching
     ? `an earlier create --watch of ${name} with these options made ${prior.batch_id} (sent at ${prior.sent_at}) and was stopped before its watch saw it end`
-    : `an earlier create of ${name} with these options, sent at ${prior.sent_at}, was never answered`;
+    : prior.batch_id
+      ? `an earlier create of ${name} with these options made ${prior.batch_id} (sent at ${prior.sent_at}) and was stopped as it said so (its id may have been printed)`
+      : `an earlier create of ${name} with these options, sent at ${prior.sent_at}, was never answered`;
   if (ctx.opts.new) {
     ctx.io.note(`${earlier}; sent again as asked (--new): if it made a batch, both are billed`);
     clearCreate(ctx.env, key);
@@ -37,14 +40,9 @@ export async function earlierCreate(ctx: RunContext<CreateOpts>, client: RouterC
   }
   // What it made, once known: the budgets' hold its send kept (if killed under a budget) becomes that batch's, or goes.
   const made = (id: string | undefined) => settleEarlierSend(ctx, { record: createRecordPath(ctx.env, key), sent_at: prior.sent_at }, id);
-  if (prior.batch_id && prior.watching) {
-    await made(prior.batch_id);
-    ctx.io.note(`${earlier}: not sent again${ctx.opts.watch ? '; watching it' : ''} (--new makes another)`);
-    return client.batches.get(prior.batch_id, { signal: ctx.signal });
-  }
   if (prior.batch_id) {
     await made(prior.batch_id);
-    ctx.io.note(`${earlier} before its id was printed: its batch is ${prior.batch_id}; not sent again`);
+    ctx.io.note(`${earlier}: not sent again${ctx.opts.watch ? '; watching it' : ''} (--new makes another)`);
     return client.batches.get(prior.batch_id, { signal: ctx.signal });
   }
   const refuse = (why: string) => new CliError(`${earlier}, and ${why}; to send it anyway (it may be billed twice): --new; see ${withInstalledDocs('docs/real-service-batches.md')}`, EXIT.NETWORK);
