@@ -17,6 +17,8 @@ export interface Connected {
 export interface ConnectOptions {
   /** Use the management key (speech, decisions). */
   management?: boolean;
+  /** Name the key's SHA-256 (Connected.keyHash) without budgets too (usage --reconcile: holds that name no key). */
+  keyHash?: boolean;
 }
 
 /** A retry's wait longer than this is said on stderr even off a terminal. */
@@ -75,7 +77,7 @@ export async function connect(io: IO, flags: GlobalFlags, settings: Settings, op
     },
   });
   const budgeted = settings.dailyBudget !== undefined || settings.monthlyBudget !== undefined;
-  return { client, settings, ...(budgeted ? { keyHash: (await import('node:crypto')).createHash('sha256').update(key).digest('hex') } : {}) };
+  return { client, settings, ...(budgeted || opts.keyHash ? { keyHash: (await import('node:crypto')).createHash('sha256').update(key).digest('hex') } : {}) };
 }
 
 /**

@@ -185,12 +185,12 @@ export function sharedCliEnv(set: (t: CliEnv) => void): (path: string) => any[] 
  * request log cleared before each; after them, no key in anything a run printed, and closed. `set`
  * receives the environment; the function returned runs the CLI and keeps what it printed.
  */
-export function cliEnvPerFile(set: (t: CliEnv) => void): (args: string[], env?: Record<string, string>, input?: string) => Promise<CliResult> {
+export function cliEnvPerFile(set: (t: CliEnv) => void, opts: Parameters<typeof startCliEnv>[0] = {}): (args: string[], env?: Record<string, string>, input?: string) => Promise<CliResult> {
   const { afterAll, beforeAll, beforeEach, expect } = underVitest();
   let t: CliEnv;
   const outputs: CliResult[] = [];
   beforeAll(async () => {
-    t = await startCliEnv();
+    t = await startCliEnv(opts);
     set(t);
   });
   afterAll(async () => {

@@ -7,11 +7,11 @@ import { counted, grouped } from '../../internal/counted.js';
 
 export async function runReconcile(ctx: RunContext<{ json?: boolean }>, limit: number): Promise<void> {
   const { io } = ctx;
-  const { client, settings } = await ctx.connect();
+  const { client, settings, keyHash } = await ctx.connect({ keyHash: true });
   // Calls killed before their answer named them are settled by their key's spend, which a management key reads.
   const manager = settings.managementKey !== undefined || settings.from.managementKey !== undefined ? (await ctx.connect({ management: true })).client : undefined;
   try {
-    const { report, failure } = await reconcile({ env: ctx.env, profile: settings.profile, client, manager, limit, signal: ctx.signal });
+    const { report, failure } = await reconcile({ env: ctx.env, profile: settings.profile, client, manager, limit, signal: ctx.signal, keyHash });
     if (ctx.opts.json) io.json(report);
     const n = report.reconciled.length;
     const diff = report.charged_cost - report.reported_cost;
@@ -64,7 +64,7 @@ function batchWords(b: ReconcileReport['batches']): string[] {
   return parts;
 }
 
-/** What became of the kept sends of creates never answered whose record is gone (reconcile-sent.ts). */
+/** What became of the kept sends of creates never answered that nothing joined (reconcile-sent.ts). */
 function sentWords(b: ReconcileReport['sent']): string[] {
   const parts: string[] = [];
   if (b.settled.length) {

@@ -128,7 +128,7 @@ export async function checkBatchSpend(ctx: RunContext<SpendOptions>, connected: 
  * budget its bound is held past this process (as a create's is: BudgetHold.toBatch) until its cost is in
  * the ledger, unless it has ended or is held already (the earlier create got that far). Why it could not be.
  */
-export async function holdFoundBatch(ctx: RunContext<SpendOptions>, { client, settings }: Connected, b: BatchSpend, batch: { id: string; status: string }): Promise<string | undefined> {
+export async function holdFoundBatch(ctx: RunContext<SpendOptions>, { client, settings, keyHash }: Connected, b: BatchSpend, batch: { id: string; status: string; created_at?: number }): Promise<string | undefined> {
   const budgeted = (settings.dailyBudget !== undefined || settings.monthlyBudget !== undefined) && !ctx.opts.ignoreBudget && ctx.logging;
   if (!budgeted || isTerminalBatchStatus(batch.status) || existsSync(batchHoldPath(ctx.env, batch.id))) return undefined;
   const prices = await pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, [b.model]);
@@ -137,7 +137,10 @@ export async function holdFoundBatch(ctx: RunContext<SpendOptions>, { client, se
   const { BudgetHold, withBudgetLock } = await import('./budget-hold.js');
   return withBudgetLock(ctx.env, ctx.signal, async () => {
     try {
-      return new BudgetHold(ctx.env, settings.profile, e.bound, { command: commandPath(ctx), api_root: rootKey(settings.apiRoot ?? DEFAULT_API_ROOT), batch: true }).toBatch(ctx.env, batch.id);
+      // Its key and since when (the batch's making, the service's clock): settled by that key's spend if it ends naming no cost.
+      const hold = new BudgetHold(ctx.env, settings.profile, e.bound, { command: commandPath(ctx), api_root: rootKey(settings.apiRoot ?? DEFAULT_API_ROOT), batch: true, ...(keyHash ? { key_hash: keyHash } : {}) });
+      if (typeof batch.created_at === 'number') hold.set(e.bound, false, new Date(batch.created_at * 1000).toISOString());
+      return hold.toBatch(ctx.env, batch.id);
     } catch (err) {
       return `the budgets do not hold batch ${batch.id}: ${(err as Error).message}`;
     }

@@ -99,6 +99,8 @@ export async function settleHeld(o: SettleHeldOptions): Promise<{ report: HeldRe
   return { report, checked: ask.checked() };
 }
 
+export type Asker = ReturnType<typeof asker>;
+
 /** One run's asking about holds: at most `limit` of them, each key's management checked once. */
 export function asker(o: { manager?: RouterClient | undefined; limit: number; signal: AbortSignal }, sentWith: 'call' | 'batch') {
   const managed = new Map<string, boolean>();

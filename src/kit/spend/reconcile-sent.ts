@@ -1,20 +1,20 @@
 /**
- * `usage --reconcile` for a kept `batch-sent-…` hold (a budgeted `batch create` sent and never answered: sent-create.ts) whose create
- * record is gone or written again by a later send (`--new`): nothing can join it to a batch any more (sent-link.ts), so it stood at its
- * bound for its 48 hours. A batch it made ran within its window (24 hours from its making, a little after the send) and was charged by
+ * `usage --reconcile` for a kept `batch-sent-…` hold (a budgeted `batch create` sent and never answered: sent-create.ts): it stood at
+ * its bound for its 48 hours where nothing joined it to a batch (its create record gone, written again by `--new`, or never rerun). A batch it made ran within its window (24 hours from its making, a little after the send) and was charged by
  * an hour after: once that has passed, what it was charged is at most what its key spent from the send to the window's end (a
- * management key's analytics), less what the calls the ledger names cost then: settled at that, never above the bound, its hold let go.
- * Over, never under: other batches of that key in that window are not subtracted.
+ * management key's analytics), less what the ledger puts there already (the calls it names, the batches whose cost it has, the key's
+ * other holds settled in the same run: reconcile-joint.ts): settled at that, never above the bound, its hold let go. Over, never under.
  */
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { writeWhole } from '../../internal/write-whole.js';
 import { join } from 'node:path';
 import { rootKey, sameRoot } from '../../internal/api-root.js';
-import { roundCost } from '../../internal/round-cost.js';
 import { holdsDir } from './budget-lock.js';
 import { appendUsage } from './ledger.js';
-import { CLOCK_MARGIN_MS, SETTLE_HELD_AFTER_MS, asker, spendBeyondNamed, type GenerationCosts, type HeldReport } from './reconcile-held.js';
-import type { SettleHoldsOptions } from './reconcile-batch.js';
-import { SENT_CREATE, unheardSend } from './sent-create.js';
+import { CLOCK_MARGIN_MS, SETTLE_HELD_AFTER_MS, type HeldReport } from './reconcile-held.js';
+import { heldUntil, spanOf, type SettleHoldsOptions } from './reconcile-batch.js';
+import type { KeySpendHold } from './reconcile-joint.js';
+import { SENT_CREATE, unheardSend, type SettledSend } from './sent-create.js';
 import { SKEW_MS } from './sent-link.js';
 
 /** A batch runs at most this long from its making (its `completion_window`, 24h): then it expires, charged for what ran. */
@@ -26,21 +26,20 @@ interface SentHold {
   key_hash?: unknown;
   api_root?: unknown;
   model?: unknown;
+  time?: unknown;
   sent?: { sent_at?: unknown };
 }
 
-/** Settles what it can of the kept sends of `profile` at `apiRoot` whose record is gone; the report (ids: the holds' names) and how many it asked about. */
-export async function settleLostSends(o: SettleHoldsOptions): Promise<{ report: HeldReport; checked: number }> {
-  const report: HeldReport = { settled: [], waiting: [], unsettled: [] };
+/** The kept sends of `profile` at `apiRoot` whose record is gone, ready to be settled by their key's spend (reconcile-joint.ts); the others said in `report` (ids: the holds' names). */
+export async function lostSendHolds(o: SettleHoldsOptions, report: HeldReport): Promise<KeySpendHold[]> {
   const dir = holdsDir(o.env);
   let names: string[];
   try {
     names = readdirSync(dir).filter((n) => n.startsWith(SENT_CREATE) && n.endsWith('.json'));
   } catch {
-    return { report, checked: 0 };
+    return [];
   }
-  const ask = asker(o, 'batch');
-  const costs: GenerationCosts = new Map();
+  const ready: KeySpendHold[] = [];
   for (const name of names) {
     const path = join(dir, name);
     let rec: SentHold;
@@ -51,12 +50,14 @@ export async function settleLostSends(o: SettleHoldsOptions): Promise<{ report: 
     }
     if (rec.profile !== o.profile || typeof rec.usd !== 'number' || !(rec.usd > 0)) continue;
     if (typeof rec.api_root === 'string' && !sameRoot(rec.api_root, o.apiRoot)) continue;
-    // Its record still says unanswered: a rerun, or a command that sees its batch, may still join it; left to them.
-    if (unheardSend(rec.sent) !== undefined) continue;
+    // Its record still says unanswered: a rerun, or a command that sees its batch, may still join it. Settled all the same, its
+    // hold kept at 0 naming the settling, which a join takes back (sent-create.ts unsettleSend()): never counted twice.
+    const joinable = unheardSend(rec.sent) !== undefined;
     const id = name.slice(0, -'.json'.length);
     const start = Date.parse(typeof rec.sent?.sent_at === 'string' ? rec.sent.sent_at : '');
-    if (typeof rec.key_hash !== 'string' || Number.isNaN(start)) {
-      report.unsettled.push({ id, why: 'its hold names no key or no time it was sent (made by an older router)' });
+    const hash = typeof rec.key_hash === 'string' ? rec.key_hash : o.keyHash;
+    if (!hash || Number.isNaN(start)) {
+      report.unsettled.push({ id, why: `its hold names no ${hash ? '' : 'key or no '}time it was sent (made by an older router): held ${heldUntil(rec)}` });
       continue;
     }
     // The window of a batch it may have made: from the send (the two clocks apart) to 24 hours after that batch's making.
@@ -66,26 +67,34 @@ export async function settleLostSends(o: SettleHoldsOptions): Promise<{ report: 
       report.waiting.push(id);
       continue;
     }
-    const not = await ask.whyNot(rec.key_hash);
+    const not = await o.ask.whyNot(hash);
     if (not === 'stop') break;
     if (not) {
-      report.unsettled.push({ id, why: not });
+      report.unsettled.push({ id, why: `${not}: held ${heldUntil(rec)}` });
       continue;
     }
-    const { left } = await spendBeyondNamed({ ...o, manager: o.manager!, costs }, rec.key_hash, w);
-    // The service has not counted all the calls named: asked again by a later run.
-    if (left < -1e-9) {
-      report.waiting.push(id);
-      continue;
-    }
-    const charged = Math.min(rec.usd, roundCost(Math.max(0, left)));
-    // At the window's end: the latest a batch it made could have been charged.
-    const time = new Date(start + BATCH_WINDOW_MS).toISOString();
-    const model = typeof rec.model === 'string' ? { model: rec.model } : {};
-    const problem = appendUsage(o.env, { time, profile: o.profile, command: 'usage --reconcile', endpoint: '/v1/batches', ...model, cost: charged, api_root: rootKey(o.apiRoot), key_hash: rec.key_hash, sent_after: new Date(start).toISOString(), sent_before: time });
-    if (problem) throw Object.assign(new Error(problem), { ledger: true });
-    rmSync(path, { force: true });
-    report.settled.push({ id, time, ...model, bound: rec.usd, charged });
+    const model = typeof rec.model === 'string' ? rec.model : undefined;
+    const keptAt = statSync(path).ctimeMs;
+    ready.push({
+      id,
+      key_hash: hash,
+      window: w,
+      bound: rec.usd,
+      completed: undefined,
+      report,
+      settle: (charged, u) => {
+        // At the window's end: the latest a batch it made could have been charged.
+        const time = new Date(start + BATCH_WINDOW_MS).toISOString();
+        const problem = appendUsage(o.env, { time, profile: o.profile, command: 'usage --reconcile', endpoint: '/v1/batches', ...(model ? { model } : {}), ...(joinable ? { id } : {}), cost: charged, api_root: rootKey(o.apiRoot), key_hash: hash, ...spanOf(u) });
+        if (problem) throw Object.assign(new Error(problem), { ledger: true });
+        if (!joinable) rmSync(path, { force: true });
+        else {
+          const settled: SettledSend = { line: { id, time, cost: charged }, usd: rec.usd as number, kept_at: keptAt };
+          writeWhole(path, JSON.stringify({ ...rec, usd: 0, settled_send: settled, time: new Date(o.now).toISOString() }));
+        }
+        return { time, model };
+      },
+    });
   }
-  return { report, checked: ask.checked() };
+  return ready;
 }

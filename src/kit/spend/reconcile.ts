@@ -18,9 +18,10 @@ import { roundCost } from '../../internal/round-cost.js';
 import { rootKey, sameRoot } from '../../internal/api-root.js';
 import { readAsked, saveAsked } from './reconcile-asked.js';
 import { HELD } from './hold-record.js';
-import { settleHeld, type HeldReport, type NamedCall } from './reconcile-held.js';
-import { settleEndedBatches } from './reconcile-batch.js';
-import { settleLostSends } from './reconcile-sent.js';
+import { asker, settleHeld, type HeldReport, type NamedCall } from './reconcile-held.js';
+import { endedBatchHolds } from './reconcile-batch.js';
+import { lostSendHolds } from './reconcile-sent.js';
+import { settleJointly } from './reconcile-joint.js';
 
 /** The endpoints whose answers are generations the service can describe. */
 const GENERATED = new Set(['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/audio/speech', '/alpha/decisions']);
@@ -67,7 +68,7 @@ export interface ReconcileReport {
   held: HeldReport;
   /** Batches that ended naming no cost, held at their bound (reconcile-batch.ts): settled by the key's spend, or why not. */
   batches: HeldReport;
-  /** Kept sends of creates never answered whose record is gone (reconcile-sent.ts; ids: the holds' names): settled by the key's spend, or why not. */
+  /** Kept sends of creates never answered that nothing joined (reconcile-sent.ts; ids: the holds' names): settled by the key's spend, or why not. */
   sent: HeldReport;
 }
 
@@ -113,7 +114,7 @@ const OTHER_RUN_WAIT_MS = 120_000;
  * One run at a time for a ledger (`reconcile.lock` beside it): two at once read the same calls unreconciled and
  * each wrote a line for them, a call's cost taken down twice (the second line refused by the budgets as damaged).
  */
-export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; client: RouterClient; manager?: RouterClient | undefined; limit: number; signal: AbortSignal; now?: number | undefined }): Promise<{ report: ReconcileReport; failure?: unknown }> {
+export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; client: RouterClient; manager?: RouterClient | undefined; limit: number; signal: AbortSignal; now?: number | undefined; keyHash?: string | undefined }): Promise<{ report: ReconcileReport; failure?: unknown }> {
   const dir = dirname(ledgerPath(o.env));
   makeDir(dir);
   return withFileLockAsync(join(dir, 'reconcile'), () => reconcileAlone(o), OTHER_RUN_WAIT_MS);
@@ -217,13 +218,12 @@ async function reconcileAlone(o: Parameters<typeof reconcile>[0]): Promise<{ rep
   }
   if (!failure) {
     try {
-      const at = { env: o.env, profile: o.profile, apiRoot: o.client.core.apiRoot, named, client: o.client, manager: o.manager, now, signal: o.signal };
-      const b = await settleEndedBatches({ ...at, limit: o.limit - report.checked });
-      report.batches = b.report;
-      report.checked += b.checked;
-      const sent = await settleLostSends({ ...at, limit: o.limit - report.checked });
-      report.sent = sent.report;
-      report.checked += sent.checked;
+      // Both kinds of hold settled by a key's spend, asked about under one limit and settled together (reconcile-joint.ts).
+      const ask = asker({ manager: o.manager, limit: o.limit - report.checked, signal: o.signal }, 'batch');
+      const at = { env: o.env, profile: o.profile, apiRoot: o.client.core.apiRoot, client: o.client, keyHash: o.keyHash, now, signal: o.signal, ask };
+      const ready = [...(await endedBatchHolds(at, report.batches)), ...(await lostSendHolds(at, report.sent))];
+      report.checked += ask.checked();
+      if (ready.length) await settleJointly({ env: o.env, apiRoot: o.client.core.apiRoot, named, client: o.client, manager: o.manager!, signal: o.signal }, ready);
     } catch (err) {
       if (o.signal.aborted || (err as { ledger?: boolean }).ledger) throw err;
       report.stopped = (err as Error).message;

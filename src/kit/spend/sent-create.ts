@@ -5,10 +5,10 @@
  * src/batch/pending-create.ts): written before the request goes, removed once the id is out or nothing was made. Holds of
  * batches not yet made that were never sent (`batch run`'s) are let go as before: their batches are found again by their job.
  */
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { isRecord } from '../../internal/shape.js';
-import { batchHoldPath } from './ledger.js';
+import { appendUsage, batchHoldPath } from './ledger.js';
 import { ledgerLinesWith } from './ledger-find.js';
 
 /** The name's start of a sent create's hold kept past its process. */
@@ -78,11 +78,47 @@ export function settleUnheard(dir: string, env: NodeJS.ProcessEnv, sent: SentCre
     const path = join(dir, name);
     try {
       const held = (JSON.parse(readFileSync(path, 'utf8')) as { sent?: Partial<SentCreate> }).sent;
-      if (held?.record !== sent.record || held.sent_at !== sent.sent_at) continue;
+      if (held?.record !== sent.record || held.sent_at !== sent.sent_at || !unsettleSend(env, path)) continue;
       if (batchId && !existsSync(batchHoldPath(env, batchId))) renameSync(path, batchHoldPath(env, batchId));
       else rmSync(path, { force: true });
     } catch {
       // Damaged, or taken by another rerun meanwhile.
     }
   }
+}
+
+/** What a kept send's hold says once `usage --reconcile` settled it by its key's spend while its record could still join it (reconcile-sent.ts). */
+export interface SettledSend {
+  /** The settling line's id and time in the ledger, and what it charged. */
+  line: { id: string; time: string; cost: number };
+  /** The bound it held before (held again once joined), and when it was kept (its batch was made before then). */
+  usd: number;
+  kept_at: number;
+}
+
+/**
+ * A kept send settled by its key's spend is joined after all (its batch seen, or its rerun learnt what it made): the settling is taken
+ * back in the ledger (a line that reconciles it to 0), and its hold holds its bound again, so that the batch's own cost counts it, once.
+ * Where the ledger cannot take that line, the hold stays as it is (its settling counted). Whether the hold at `path` may be joined.
+ */
+export function unsettleSend(env: NodeJS.ProcessEnv, path: string): boolean {
+  let rec: Record<string, unknown>;
+  try {
+    rec = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  } catch {
+    return false;
+  }
+  const settled = rec.settled_send as SettledSend | undefined;
+  if (!isRecord(settled) || !isRecord(settled.line)) return true;
+  if (settled.line.cost > 0) {
+    const back = { time: settled.line.time, profile: rec.profile as string, command: 'usage --reconcile', endpoint: '/v1/batches', reconciles: settled.line.id, real_cost: 0, cost: -settled.line.cost };
+    if (appendUsage(env, back)) return false;
+  }
+  const { settled_send: _s, ...held } = rec;
+  try {
+    writeFileSync(path, JSON.stringify({ ...held, usd: settled.usd }), { mode: 0o600 });
+  } catch {
+    // Its line is taken back: the hold, joined, counts its bound again where it can be written; else 0, its batch's cost counted once.
+  }
+  return true;
 }

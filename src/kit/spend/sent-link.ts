@@ -13,7 +13,7 @@ import { sameRoot } from '../../internal/api-root.js';
 import { writeWhole } from '../../internal/write-whole.js';
 import { holdsDir } from './budget-lock.js';
 import { batchHoldPath } from './ledger.js';
-import { batchRecorded, SENT_CREATE } from './sent-create.js';
+import { batchRecorded, SENT_CREATE, unsettleSend } from './sent-create.js';
 
 /** How far the service's clock (a batch's `created_at`) may be from this machine's (the create's `sent_at`). */
 export const SKEW_MS = 5 * 60_000;
@@ -53,7 +53,10 @@ function keptSends(dir: string): Kept[] {
       const rec: unknown = JSON.parse(readFileSync(sent.record, 'utf8'));
       if (!isRecord(rec) || rec.sent_at !== sent.sent_at || rec.batch_id !== undefined || typeof rec.api_root !== 'string') continue;
       // Made after the send and before the create was seen ended (its hold was kept then: renamed, so its ctime), give or take the clocks.
-      kept.push({ path, record: sent.record, rec, from: Date.parse(sent.sent_at) - SKEW_MS, to: statSync(path).ctimeMs + SKEW_MS });
+      // A hold settled by spend meanwhile was rewritten then: when it was kept is in it.
+      const settled = (JSON.parse(readFileSync(path, 'utf8')) as { settled_send?: { kept_at?: unknown } }).settled_send;
+      const keptAt = typeof settled?.kept_at === 'number' ? settled.kept_at : statSync(path).ctimeMs;
+      kept.push({ path, record: sent.record, rec, from: Date.parse(sent.sent_at) - SKEW_MS, to: keptAt + SKEW_MS });
     } catch {
       // Taken meanwhile, damaged, or its record gone: left as it is.
     }
@@ -78,6 +81,7 @@ export function linkSent(env: NodeJS.ProcessEnv, root: string, seen: readonly Se
   kept.forEach((k, i) => {
     const b = pairs[i]!.length === 1 ? pairs[i]![0]! : undefined;
     if (!b || pairs.filter((p) => p.some((x) => x.id === b.id)).length !== 1) return;
+    if (!unsettleSend(env, k.path)) return;
     try {
       if (batchRecorded(env, b.id)) rmSync(k.path, { force: true });
       else renameSync(k.path, batchHoldPath(env, b.id));

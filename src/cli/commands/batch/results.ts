@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { counted, grouped } from '../../../internal/counted.js';
 import { BatchError } from '../../../batch/errors.js';
 import { linkSeen } from '../../spend/sent-seen.js';
-import { markBatchEnded } from '../../../kit/spend/reconcile-batch.js';
+import { batchSpan, markBatchEnded } from '../../../kit/spend/reconcile-batch.js';
 
 /** Where results go: an output file opened (and checked) before anything is sent, or stdout. */
 export type ResultsTarget = { file: OutputFile } | { stdout: true };
@@ -104,7 +104,7 @@ export function logBatch(ctx: Pick<RunContext<unknown>, 'logUsage' | 'io' | 'env
   if (!isTerminalBatchStatus(b.status)) return;
   const used = usageFields(b.usage as Record<string, unknown> | undefined);
   if (used.cost === undefined && b.request_counts?.completed === 0) used.cost = 0;
-  ctx.logUsage({ endpoint: '/v1/batches', model: b.model, batch_id: b.id, ...used });
+  ctx.logUsage({ endpoint: '/v1/batches', model: b.model, batch_id: b.id, ...used, ...(used.cost !== undefined ? batchSpan(ctx.env, b.id) : {}) });
   // Said, as the budgets stay lowered by it: the service names no cost of the requests that completed.
   if (used.cost === undefined && existsSync(batchHoldPath(ctx.env, b.id))) {
     markBatchEnded(ctx.env, b.id, b.request_counts?.completed ?? 1, b.model);
