@@ -30,6 +30,13 @@ describe.each(TARGETS)('@anthropic-ai/sdk against router serve (%s)', (kind) => 
     if (kind === 'gateway') expect(g.total_cost).toBeCloseTo(g.tokens_prompt * GATEWAY_PRICES.echo.prompt + g.tokens_completion * GATEWAY_PRICES.echo.completion, 12);
   });
 
+  it('the beta client (Claude Code\'s: `/v1/messages?beta=true`, `anthropic-beta` headers) is answered alike', async () => {
+    const m = await client.beta.messages.create({ model: t.model('echo'), max_tokens: 16, betas: ['interleaved-thinking-2025-05-14'], messages: [{ role: 'user', content: 'beta hi' }] });
+    expect([m.stop_reason, m.content]).toEqual(['end_turn', [{ type: 'text', text: 'beta hi', citations: null }]]);
+    const streamed = await client.beta.messages.stream({ model: t.model('echo'), max_tokens: 16, messages: [{ role: 'user', content: 'beta hi' }] }).finalMessage();
+    expect(streamed.content).toEqual(m.content);
+  });
+
   it('a system prompt and a max_tokens cut: stop_reason max_tokens', async () => {
     const m = await client.messages.create({ model: t.model('lorem'), max_tokens: 3, system: [{ type: 'text', text: 'be brief' }], messages: [{ role: 'user', content: 'write 40 words' }] });
     expect(m.stop_reason).toBe('max_tokens');
