@@ -14,6 +14,7 @@ import { FaultBoard, parseFault } from './http/faults.js';
 import { StateStore } from './state/store.js';
 import type { Store } from './state/store-api.js';
 import { chatRoutes } from './resources/chat.js';
+import { messagesRoutes } from './resources/messages.js';
 import { adminRoutes } from './resources/admin.js';
 import { embeddingsRoutes } from './resources/embeddings.js';
 import { responsesRoutes } from './resources/responses.js';
@@ -32,7 +33,7 @@ import { Gateway, type GatewayOptions } from './routing/gateway.js';
 import { generationRoutes } from './resources/generations.js';
 
 /** Every route the emulator serves: each resource's table, and nothing registered anywhere else. */
-const TABLES = [chatRoutes, responsesRoutes, embeddingsRoutes, speechRoutes, decisionRoutes, batchRoutes, accountRoutes, keyRoutes, modelEndpointRoutes, providerRoutes, generationRoutes, generationContentRoutes, analyticsRoutes, adminRoutes];
+const TABLES = [chatRoutes, messagesRoutes, responsesRoutes, embeddingsRoutes, speechRoutes, decisionRoutes, batchRoutes, accountRoutes, keyRoutes, modelEndpointRoutes, providerRoutes, generationRoutes, generationContentRoutes, analyticsRoutes, adminRoutes];
 
 export interface EmulatorOptions {
   stateDir: string;

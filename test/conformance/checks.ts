@@ -12,6 +12,7 @@ import { answerValidator, requestValidator, schemaValidator } from './openapi-fi
 import { metadataChecks } from './metadata-checks.js';
 import { deployedBatchChecks } from './deployed-batch-checks.js';
 import { sdkToolChecks } from './sdk-tool-checks.js';
+import { messagesChecks } from './messages-checks.js';
 
 export interface Row {
   operation: string;
@@ -144,6 +145,7 @@ export async function runConformance(t: TestEnv, flavor: 'spec' | 'deployed' = '
   await sdkChecks(t, row);
   await openaiChecks(t, row);
   await sdkToolChecks(t, row);
+  await messagesChecks(t, row, check);
   await metadataChecks(t, row);
   if (flavor === 'deployed') await deployedBatchChecks(t, row);
   else await specShapeChecks(t, row);

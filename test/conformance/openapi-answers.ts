@@ -17,6 +17,7 @@ export const CHECKED_ROUTES: Record<string, string> = {
   'POST /v1/responses': 'test/conformance/checks.ts',
   'POST /v1/embeddings': 'test/conformance/checks.ts',
   'POST /v1/audio/speech': 'test/conformance/checks.ts',
+  'POST /v1/messages': 'test/conformance/messages-checks.ts (the shapes), test/inprocess/anthropic-sdk.test.ts (the SDK parses them)',
   'GET /v1/models': 'here',
   'GET /v1/embeddings/models': 'here',
   'GET /v1/models/user': 'here',

@@ -3,9 +3,10 @@ import { HttpError, errorBody, errorTypeFor } from '../http/http.js';
 import type { BatchRecord } from '../state/batch-store.js';
 import { chatCompletion, genId, planChat } from '../resources/chat.js';
 import { textOf } from '../models/content-text.js';
+import { chatBodyOf, messageOf } from '../resources/messages-format.js';
 import { planEmbeddings } from '../resources/embeddings.js';
 import { planResponses } from '../resources/responses.js';
-import { atBatchPrice, bad, itemCharge, type Body } from './batch-rules.js';
+import { atBatchPrice, itemCharge, type Body } from './batch-rules.js';
 import { generationData } from '../resources/generations.js';
 import { keepBatchContent } from '../resources/generation-content.js';
 import { reasoningOf } from '../models/responses-reasoning.js';
@@ -54,7 +55,10 @@ export async function executeItem(record: BatchRecord, customId: string, rawBody
   const id = `batch_req_${randomHex(12)}`;
   try {
     let response: Body;
-    if (gateway?.serves(record.model, record.endpoint)) {
+    if (gateway?.serves(record.model, record.endpoint) && record.endpoint === '/v1/messages') {
+      const answer = await gateway.complete(chatBodyOf(body), '/v1/chat/completions', served);
+      response = batchOwnId(messageOf(answer, typeof answer.service_tier === 'string' && answer.service_tier ? answer.service_tier : 'batch'), record.endpoint, served);
+    } else if (gateway?.serves(record.model, record.endpoint)) {
       response = batchOwnId(await gateway.complete(body, record.endpoint, served), record.endpoint, served);
     } else if (record.endpoint === '/v1/chat/completions') {
       response = { ...chatCompletion(body, planChat(body), created, { id: genId('gen-batch') }), service_tier: 'batch' };
@@ -84,32 +88,13 @@ export async function executeItem(record: BatchRecord, customId: string, rawBody
   }
 }
 
+/** A messages request of a batch run as the chat request it means (messages-format.ts), on a fake model. */
 function messagesResult(body: Body, created: number, served: { provider?: string }): Body {
-  if (!Array.isArray(body.messages) || body.messages.length === 0) bad('messages must be a non-empty array');
-  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) bad('max_tokens is required (an integer >= 1)');
-  // Only what the two formats share goes to chat: the rest (tools without a type, tool_choice as an
-  // object, thinking) is the messages format's own, and not shown.
-  const shared = Object.fromEntries(['model', 'max_tokens', 'temperature', 'top_p', 'top_k', 'provider'].filter((k) => body[k] !== undefined).map((k) => [k, body[k]]));
-  const system = typeof body.system === 'string' ? [{ role: 'system', content: body.system }] : [];
-  const chatBody: Body = { ...shared, ...(body.stop_sequences !== undefined ? { stop: body.stop_sequences } : {}), messages: [...system, ...(body.messages as Body[])] };
-  const completion = chatCompletion(chatBody, planChat(chatBody), created);
+  const chatBody = chatBodyOf(body);
+  const completion = chatCompletion(chatBody, planChat(chatBody), created, { id: genId('gen-batch') });
   served.provider = completion.provider as string;
-  const choice = (completion.choices as Body[])[0]!;
-  const usage = completion.usage as Body;
-  return {
-    id: `msg_${randomHex(12)}`,
-    type: 'message',
-    role: 'assistant',
-    model: completion.model,
-    content: [{ type: 'text', text: textOf((choice.message as Body).content) }],
-    stop_reason: choice.finish_reason === 'length' ? 'max_tokens' : 'end_turn',
-    stop_sequence: null,
-    stop_details: null,
-    // A batch's tier, as Anthropic's usage names it (AnthropicServiceTier: standard, priority, batch).
-    usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens, cost: usage.cost, service_tier: 'batch' },
-    container: null,
-    input_transformations: [],
-  };
+  // A batch's tier, as Anthropic's usage names it (AnthropicServiceTier: standard, priority, batch).
+  return messageOf(completion, 'batch');
 }
 
 const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);

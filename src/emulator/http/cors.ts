@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 /** The headers a page's script may read from an answer (CORS hides all but a few otherwise). */
 const EXPOSED = 'x-request-id, x-generation-id, x-router-metadata, x-openrouter-metadata, retry-after, allow, accept-encoding';
 /** Asked for when a preflight names none: those the API and its SDKs send. */
-const ALLOWED_HEADERS = 'authorization, content-type, x-session-id, http-referer, x-title, x-openrouter-title, x-router-metadata, x-openrouter-metadata, x-router-fault';
+const ALLOWED_HEADERS = 'authorization, x-api-key, anthropic-version, content-type, x-session-id, http-referer, x-title, x-openrouter-title, x-router-metadata, x-openrouter-metadata, x-router-fault';
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
 
 /**

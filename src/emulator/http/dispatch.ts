@@ -111,7 +111,8 @@ export async function dispatch(d: Dispatch, req: IncomingMessage, res: ServerRes
   try {
     const match = d.routes.find(req.method ?? 'GET', path);
     // Faults are honoured only for a caller whose key was accepted.
-    authenticate(ctx, d.store, match.access);
+    match.shape?.(ctx);
+    authenticate(ctx, d.store, match.access, match.keyHeader);
     if (entry) entry.workspace = ctx.key.workspace;
     // After the workspace is known: a 415 is in its key's request log, as other refusals are.
     refuseEncodedBody(req);

@@ -30,7 +30,6 @@ export const NOT_SERVED: Record<string, string> = {
   '/v1/guardrails/assignments/members': 'GET',
   '/v1/images': 'POST',
   '/v1/images/models/:id/:id/endpoints': 'GET',
-  '/v1/messages': 'POST',
   '/v1/observability/destinations': 'GET POST',
   '/v1/observability/destinations/:id': 'DELETE GET PATCH',
   '/v1/organization/members': 'GET',

@@ -12,6 +12,10 @@ export interface Route {
   path: string;
   access: Access;
   handler: Handler;
+  /** Another format's route (Anthropic's messages): the header its key may come in besides a Bearer one… */
+  keyHeader?: string;
+  /** …and what shapes its every answer, set before its key is checked (its refusals too). */
+  shape?: (ctx: Ctx) => void;
 }
 
 /**
@@ -27,9 +31,7 @@ interface Compiled extends Route {
   names: string[];
 }
 
-export interface Match {
-  handler: Handler;
-  access: Access;
+export interface Match extends Pick<Route, 'handler' | 'access' | 'keyHeader' | 'shape'> {
   params: Record<string, string>;
 }
 
@@ -59,7 +61,7 @@ export class Routes {
       if (route.method !== method) continue;
       const params: Record<string, string> = {};
       route.names.forEach((n, i) => (params[n] = decodePart(m[i + 1]!)));
-      return { handler: route.handler, access: route.access, params };
+      return { handler: route.handler, access: route.access, keyHeader: route.keyHeader, shape: route.shape, params };
     }
     if (allowed.length) throw new HttpError(405, `Method ${method} not allowed on ${path}`, undefined, { allow: allowed.join(', ') });
     throw noRoute(method, path);
@@ -75,11 +77,12 @@ function decodePart(part: string): string {
 }
 
 /** Bearer key of the workspace; a route for management keys refuses the others with 403. */
-export function authenticate(ctx: Ctx, store: Store, access: Access): void {
+export function authenticate(ctx: Ctx, store: Store, access: Access, keyHeader?: string): void {
   const auth = ctx.header('authorization');
-  if (!auth) throw new HttpError(401, 'Missing Authentication header', 'authentication');
-  const m = /^Bearer\s+(\S+)$/i.exec(auth);
-  const record = m ? store.findKey(m[1]!) : undefined;
+  const other = auth ? undefined : keyHeader && ctx.header(keyHeader);
+  if (!auth && !other) throw new HttpError(401, 'Missing Authentication header', 'authentication');
+  const m = auth ? /^Bearer\s+(\S+)$/i.exec(auth) : undefined;
+  const record = m ? store.findKey(m[1]!) : other ? store.findKey(other.trim()) : undefined;
   if (!record) throw new HttpError(401, 'Invalid API key', 'authentication');
   const refused = keyRefusal(record, store.now());
   if (refused) throw new HttpError(401, refused, 'authentication');

@@ -83,7 +83,6 @@ export function maxTokensOf(body: Body, field = 'max_completion_tokens'): number
   return (body[field] as number | undefined) ?? (body.max_tokens as number | undefined) ?? undefined;
 }
 
-
 /** A model's behaviour, not an API rule: it answers at least 1 token, and asking for more than it can give is a 400 naming its limit. */
 export function checkOutputLimit(model: ModelSpec, asked: number | null | undefined, field: string): void {
   if (typeof asked !== 'number') return;
@@ -236,9 +235,10 @@ export function chatCompletionText(body: Body, plan: ChatPlan, created: number, 
 export const METADATA_BEFORE_PARSE: BeforeParse = { metadata: { max: 16, of: 'object', message: 'metadata may hold at most 16 pairs' } };
 const CHAT_BEFORE_PARSE: BeforeParse = { ...METADATA_BEFORE_PARSE, stop: { max: 4, of: 'array', message: 'stop may hold at most 4 sequences' } };
 
-async function handleChat(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
+/** `POST /v1/chat/completions`, or a chat body another format's route made (`given`: messages.ts). */
+export async function handleChat(ctx: Ctx, gateway?: ChatGateway, given?: Body): Promise<void> {
   const startedAt = ctx.store.now();
-  const body = await ctx.json(CHAT_BEFORE_PARSE);
+  const body: Body = given ?? (await ctx.json<Body>(CHAT_BEFORE_PARSE));
   if (gateway?.takes(body)) return gateway.chat(ctx, body);
   const sessionId = ctx.sessionId(body);
   const plan = planChat(body);

@@ -13,6 +13,8 @@ export const BATCHED: Record<string, { ids: 'upstreamIds' | 'embeddingIds' | 're
   '/v1/chat/completions': { ids: 'upstreamIds', kind: 'chat', named: true, call: (a) => a.chat },
   '/v1/embeddings': { ids: 'embeddingIds', kind: 'embedding', named: true, call: (a) => a.embeddings },
   '/v1/responses': { ids: 'responsesIds', kind: 'chat', named: false, call: (a) => a.responses },
+  // Run as the chat request it means (batch-items.ts, messages-format.ts).
+  '/v1/messages': { ids: 'upstreamIds', kind: 'chat', named: true, call: (a) => a.chat },
 };
 
 /**
