@@ -81,6 +81,9 @@ async function askAnswer(cassette: Cassette, adapter: ProviderAdapter, live: Set
   return undefined;
 }
 
+/** The provider gave no HTTP answer at all: refused, or timed out. */
+const isDown = (err: unknown): boolean => err instanceof ProviderFailure && err.status === undefined && (err.reason === 'refused' || err.reason === 'timeout');
+
 /** Sends a recorded request to its provider again and says what changed in the answer's shape. */
 export async function checkDrift(file: string, cassette: Cassette, adapter: ProviderAdapter): Promise<DriftReport> {
   const live = new Set<string>();
@@ -90,8 +93,8 @@ export async function checkDrift(file: string, cassette: Cassette, adapter: Prov
   } catch (err) {
     if (err instanceof ProviderFailure && err.status !== undefined) live.add(`status: ${err.status}`);
     // Down when recorded (a failure with no HTTP answer) and down now: what replay answers is what it does.
-    else if (err instanceof ProviderFailure && cassette.response.failure && !cassette.response.status) return { file, changes: [] };
-    else return { file, changes: [], error: (err as Error).message, ...(err instanceof ProviderFailure ? { down: true } : {}) };
+    else if (isDown(err) && cassette.response.failure && !cassette.response.status) return { file, changes: [] };
+    else return { file, changes: [], error: (err as Error).message, ...(isDown(err) ? { down: true } : {}) };
   }
   const recorded = recordedShape(cassette);
   const changes = [...[...recorded].filter((s) => !live.has(s)).map((s) => `- ${s}`), ...[...live].filter((s) => !recorded.has(s)).map((s) => `+ ${s}`)];
