@@ -1444,7 +1444,7 @@ complete -c router -n '__router_at serve' -l fault -x -d 'inject a fault, repeat
 complete -c router -n '__router_at serve' -l providers -r -F -d 'serve upstream models too, as a YAML file lists them (docs/gateway.md); keys from the environment'
 complete -c router -n '__router_at serve' -l record -r -F -d 'keep every upstream exchange as a cassette file in <dir>'
 complete -c router -n '__router_at serve' -l replay -r -F -d 'answer upstream models from the cassettes in <dir>, no upstream asked'
-complete -c router -n '__router_at serve' -l check-drift -r -F -d 'send the requests recorded in <dir> to their upstreams again, say whose answers changed shape, and exit (1 when any did)'
+complete -c router -n '__router_at serve' -l check-drift -r -F -d 'send the requests recorded in <dir> to their upstreams again, say whose answers changed shape, and exit (1 when any did, 8 when a provider is down)'
 complete -c router -n '__router_at serve' -l record-missing -d 'with --replay: ask the upstream for what no cassette holds, and keep it'
 complete -c router -n '__router_at serve' -l replay-timing -x -d 'with --replay: the recorded waits (first chunk, between chunks, whole answers) times <ratio>: 1 as recorded (default), 0.5 half as long, 0 none'
 complete -c router -n '__router_at serve' -l flavor -x -a 'spec deployed' -d 'shape of the service: spec (api.md: /v1/batches, listed) or deployed (as the real service runs: /beta/batches, no listing, results only when completed; decisions also at /v1/systemone, with JSON instructions)'

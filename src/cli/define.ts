@@ -8,6 +8,7 @@ import { addFlags, checkGoesWith, type DynamicKind, type FlagTable, type FlagVal
 import { action, type RunContext } from './run.js';
 import type { Settings } from '../config/settings.js';
 import { helpAfterText } from './io/installed-docs.js';
+import { CliError, EXIT } from './exit-codes.js';
 
 /** A positional argument: `<name>` (required), `[name]` (optional), `...` for the rest of them. */
 export interface ArgSpec {
@@ -131,7 +132,9 @@ export function register(parent: Command, def: AnyCommandDef | GroupDef, inGroup
   const flags = def.flags;
   const fromSettings = def.fromSettings;
   const printsKept = def.printsKept;
+  const hidden = 'hidden' in def && def.hidden;
   return cmd.action(action(async (ctx: RunContext<unknown>, ...args: unknown[]) => {
+    if (!hidden) refuseLoneHelp(ctx, args);
     if (flags) await checkFlagsGoWith(ctx, flags, fromSettings);
     if (printsKept) await (await import('./context.js')).hideKnownKeys(ctx.io, true);
     return run(ctx, ...args);
@@ -148,4 +151,20 @@ async function checkFlagsGoWith(ctx: RunContext<unknown>, flags: FlagTable, from
     const set = (o: Record<string, unknown>) => Object.entries(o).filter(([, v]) => v !== undefined);
     checkGoesWith(ctx.cmd, flags, Object.fromEntries([...set(fromSettings(await ctx.settings())), ...set(opts)]));
   }
+}
+
+/**
+ * `router chat help` asks for help, not an answer to "help": a lone argument `help` is refused (exit 2, nothing
+ * sent) unless it comes after `--` (llm sends it, gh's leaf commands take it as their argument: both spend it).
+ */
+function refuseLoneHelp(ctx: RunContext<unknown>, args: unknown[]): void {
+  const words = args.flat().filter((a) => a !== undefined);
+  if (words.length !== 1 || words[0] !== 'help') return;
+  const at = ctx.argv.lastIndexOf('help');
+  if (ctx.argv.slice(0, at).includes('--')) return;
+  const names: string[] = [];
+  for (let c: Command | null = ctx.cmd; c; c = c.parent) names.unshift(c.name());
+  const path = names.join(' ');
+  const arg = ctx.cmd.registeredArguments[0]?.name() ?? 'argument';
+  throw new CliError(`"help" alone would be taken as ${path}'s ${arg}: for help, ${path.replace(/^router /, 'router help ')} (or ${path} --help); to give the word itself, ${path} -- help; nothing was sent`, EXIT.USAGE);
 }

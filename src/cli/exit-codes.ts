@@ -15,7 +15,7 @@ export const EXIT = {
   RATE_LIMITED: 6,
   /** 5xx from the server or provider after the retries ran out, or a broken answer. */
   SERVER: 7,
-  /** Connection failed or timed out. */
+  /** Connection failed or timed out (`serve --check-drift`: a provider down, no drift found). */
   NETWORK: 8,
   /** A watched batch ended failed, expired or cancelled. */
   BATCH_FAILED: 9,

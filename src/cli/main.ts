@@ -140,7 +140,7 @@ export function listedUsage(cmd: Command): string {
 }
 
 /** Applies exitOverride and the runtime's streams to the whole tree: usage errors exit with EXIT.USAGE. */
-function applyExit(cmd: Command, streams: Streams): void {
+function applyExit(cmd: Command, streams: Streams, red: (line: string) => string): void {
   cmd.exitOverride();
   // A bare `router` or `router batch` shows its help as gh does: on stdout, exit 0 (commander's: stderr, as an error).
   const help = cmd.help.bind(cmd) as (context?: unknown) => never;
@@ -151,11 +151,11 @@ function applyExit(cmd: Command, streams: Streams): void {
     writeErr: (str) => streams.stderr.write(withKnownKeysHidden(str, streams.env)),
     getOutHelpWidth: () => helpWidth(streams.stdout, streams.tty?.stdout ?? !!streams.stdout.isTTY),
     getErrHelpWidth: () => helpWidth(streams.stderr, streams.tty?.stderr ?? !!streams.stderr.isTTY),
-    outputError: (str, write) => write(usageLine(str, cmd, (t) => withKnownKeysHidden(t, streams.env), !stdinIsTerminal(streams))),
+    outputError: (str, write) => write(red(usageLine(str, cmd, (t) => withKnownKeysHidden(t, streams.env), !stdinIsTerminal(streams)))),
   });
   // Help names docs pages (docs/keys.md): for its reader, files of the installed package, said by their paths.
   cmd.configureHelp({ ...cmd.configureHelp(), ...docsInHelp, ...narrowItems });
-  for (const sub of cmd.commands) applyExit(sub, streams);
+  for (const sub of cmd.commands) applyExit(sub, streams, red);
 }
 
 /** `router help X` for an X that is not a command is a usage error, not the main help. */
@@ -188,6 +188,9 @@ export async function main(rawArgv: string[], streams: Streams = processStreams(
     }
   }
   const program = await buildProgram(invokedCommand(args) ?? null);
+  // A usage error found here or by commander looks as every other error line: "error:" red on a terminal (IO.error).
+  const errColor = new IO({ color: args.includes('--no-color') ? false : undefined }, streams).errColor;
+  const red = (line: string) => (errColor ? line.replace(/^error:/, '\x1b[31merror:\x1b[0m') : line);
   if (args.some((a) => a.startsWith('--json'))) {
     const { commandWords, rewriteJsonFields } = await import('./io/json-output.js');
     runtime.argv = args = rewriteJsonFields(args, jsonTarget(program, commandWords(args, GLOBAL_WITH_VALUE)));
@@ -196,21 +199,21 @@ export async function main(rawArgv: string[], streams: Streams = processStreams(
   const dashed = args.some((a) => /^-[^-].*[\s']/s.test(a)) ? (await import('./dashed-text.js')).dashedText(program, args, GLOBAL_WITH_VALUE) : undefined;
   if (dashed?.flag) {
     const q = (t: string) => (/["$`\\!]/.test(t) ? `'${t.replace(/'/g, "'\\''")}'` : `"${t}"`);
-    streams.stderr.write(withKnownKeysHidden(`error: ${q(dashed.text)} would be read as ${dashed.flag} ${q(dashed.value!)}: text that starts with "-" goes after --, as in ${commandPath(dashed.cmd)} -- ${q(dashed.text)} (a flag's value with spaces goes apart: ${dashed.flag} ${q(dashed.value!)}); nothing was sent\n`, streams.env));
+    streams.stderr.write(red(withKnownKeysHidden(`error: ${q(dashed.text)} would be read as ${dashed.flag} ${q(dashed.value!)}: text that starts with "-" goes after --, as in ${commandPath(dashed.cmd)} -- ${q(dashed.text)} (a flag's value with spaces goes apart: ${dashed.flag} ${q(dashed.value!)}); nothing was sent\n`, streams.env)));
     return EXIT.USAGE;
   }
   if (dashed) {
-    streams.stderr.write(usageLine(`unknown option '${dashed.text}'`, dashed.cmd, (t) => withKnownKeysHidden(t, streams.env)));
+    streams.stderr.write(red(usageLine(`unknown option '${dashed.text}'`, dashed.cmd, (t) => withKnownKeysHidden(t, streams.env))));
     return EXIT.USAGE;
   }
   // -cq: each short flag of a cluster where it is valid (and llm's --param NAME VALUE as one word) (the program's or the command's); runtime.argv keeps the words as given.
   const flags = args.some((a) => /^-[^-]{2}|^--(param|default)$/.test(a)) ? (await import('./short-flags.js')).splitShortFlags(program, args, GLOBAL_WITH_VALUE) : args;
   const argv = [...rawArgv.slice(0, 2), ...flags];
   attachRuntime(program, runtime);
-  applyExit(program, streams);
+  applyExit(program, streams, red);
   const topic = unknownHelpTopic(program, args);
   if (topic !== undefined) {
-    streams.stderr.write(withKnownKeysHidden(`error: unknown command '${topic}'${didYouMean(topic, program.commands.map((c) => c.name()))}; see "router --help"\n`, streams.env));
+    streams.stderr.write(red(withKnownKeysHidden(`error: unknown command '${topic}'${didYouMean(topic, program.commands.map((c) => c.name()))}; see "router --help"\n`, streams.env)));
     return EXIT.USAGE;
   }
   try {

@@ -11,6 +11,7 @@ import { callMcpTool } from './mcp-call.js';
 import { splitCommandLine } from './command-line.js';
 import { folderProgram } from './command-tool.js';
 import { flagFileProgram, serversFileProgram } from './mcp-config-file.js';
+import { dataFileProgram } from './mcp-data-file.js';
 import { GroupStdioTransport } from './mcp-stdio.js';
 import { notMcp } from './mcp-not-mcp.js';
 import { answerServerRequests, clientCapabilities, type McpClientAnswers } from './mcp-client-requests.js';
@@ -210,7 +211,7 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
     if (!listed) {
       // EACCES is also a folder's (no chmod runs that): said so.
       // Another program's file of servers (mcp.json), a --tools or a --schema file, execute bit or not: no shell's words about it.
-      const serversFile = isUrl(spec) ? undefined : (await serversFileProgram(splitCommandLine(spec))) ?? (await flagFileProgram(splitCommandLine(spec)));
+      const serversFile = isUrl(spec) ? undefined : (await serversFileProgram(splitCommandLine(spec))) ?? (await flagFileProgram(splitCommandLine(spec))) ?? (await dataFileProgram(splitCommandLine(spec), (err as { code?: unknown }).code));
       if (serversFile) throw new ToolSourceError(`MCP server ${shownSpec(spec)}: could not start: ${serversFile}`, 'start');
       const folder = (err as { code?: unknown }).code === 'EACCES' && !isUrl(spec) ? await folderProgram(splitCommandLine(spec)) : undefined;
       const why = notMcp(err, step) ?? (/timed out|timeout/i.test(String(err)) ? `did not answer within ${startMs / 1000} s` : (err as { code?: unknown }).code === -32000 ? 'ended before it answered' : isUrl(spec) ? describeUrl(err, httpTarget(spec).url, urlSecrets(spec)) : `could not start: ${folder ?? describe(err)}`);

@@ -57,15 +57,15 @@ describe('a config file that is a link to /dev/zero', () => {
 });
 
 describe('a role whose YAML is an alias bomb', () => {
-  it('is a usage error naming the file (exit 2), not an internal error', async () => {
+  it('is a damaged file named (exit 1, as every file router keeps), not an internal error', async () => {
     const dir = configDir();
     const path = join(dir, 'roles', 'r.md');
     const levels = ['a: &a [x, x, x, x, x, x, x, x, x]'];
     for (let i = 1; i < 9; i++) levels.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(', ')}]`);
     writeFileSync(path, `---\n${levels.join('\n')}\n---\nYou are terse.\n`);
     const r = await chatAs(dir);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(new RegExp(`^error: role file ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*alias`, 'i'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^error: ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is damaged \\(.*alias`, 'i'));
     expect(r.stderr).not.toMatch(/internal error/);
   });
 });

@@ -46,7 +46,7 @@ export const embed = defineCommand({
   logsUsage: true,
   jsonFields: ['object', 'data', 'model', 'usage', 'id', 'index', 'input', 'embedding', 'router_metadata', 'openrouter_metadata'],
   summary: 'embed texts as vectors',
-  description: 'Create embeddings: one input per argument, or one per line of --file (plain text, or JSONL of strings or {"input": …}).',
+  description: 'Create embeddings: one input per argument, or one per line of --file (plain text, or JSONL of strings or {"input": …}). A lone "help" is refused, not sent: to embed the word itself, router embed -- help.',
   args: [{ name: '[texts...]', help: 'texts to embed; "-" or nothing reads stdin (one input per line)' }],
   flags: FLAGS,
   examples: [

@@ -1,4 +1,6 @@
 /** `router roles list|show|save|edit|delete|path`: the roles `chat --role` and `responses --role` apply. */
+import { DamagedFileError } from '../../config/fields.js';
+import { leftOutDamaged } from '../io/damaged-note.js';
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { readLocalFile, readLocalText } from '../../internal/local-file.js';
 import { basename, dirname, join } from 'node:path';
@@ -41,8 +43,9 @@ const list = defineCommand({
         const r = readRole(env, name);
         return [{ name, model: typeof r.settings.model === 'string' ? r.settings.model : null, settings: r.settings, system: r.system }];
       } catch (err) {
-        // One broken file does not hide the others: said, and left out.
-        io.note(`warning: ${(err as Error).message}`);
+        // One broken file does not hide the others: said as every listing says a damaged one, and left out.
+        if (err instanceof DamagedFileError) leftOutDamaged(io, err.path, (err as { detail?: string }).detail);
+        else io.note(`warning: ${(err as Error).message}`);
         return [];
       }
     });

@@ -8,7 +8,7 @@ import { jsonFlags } from '../flags/setup-flags.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { isBlank } from '../../internal/blank.js';
 import { takeSignal } from '../signals.js';
-import { failsWith } from '../io/exit-so-far.js';
+import { exitSoFar, failsWith } from '../io/exit-so-far.js';
 import { utf8Text } from '../io/utf8.js';
 import type { GatewayConfig } from '../../emulator/providers/config.js';
 
@@ -24,7 +24,7 @@ const FLAGS = {
   providers: { flags: '--providers <file>', help: 'serve upstream models too, as a YAML file lists them (docs/gateway.md); keys from the environment' },
   record: { flags: '--record <dir>', help: 'keep every upstream exchange as a cassette file in <dir>' },
   replay: { flags: '--replay <dir>', help: 'answer upstream models from the cassettes in <dir>, no upstream asked' },
-  checkDrift: { flags: '--check-drift <dir>', help: 'send the requests recorded in <dir> to their upstreams again, say whose answers changed shape, and exit (1 when any did)' },
+  checkDrift: { flags: '--check-drift <dir>', help: 'send the requests recorded in <dir> to their upstreams again, say whose answers changed shape, and exit (1 when any did, 8 when a provider is down)' },
   recordMissing: { flags: '--record-missing', help: 'with --replay: ask the upstream for what no cassette holds, and keep it' },
   replayTiming: { flags: '--replay-timing <ratio>', help: 'with --replay: the recorded waits (first chunk, between chunks, whole answers) times <ratio>: 1 as recorded (default), 0.5 half as long, 0 none', parse: numberIn(0, 1000) },
   flavor: { flags: '--flavor <shape>', help: 'shape of the service: spec (api.md: /v1/batches, listed) or deployed (as the real service runs: /beta/batches, no listing, results only when completed; decisions also at /v1/systemone, with JSON instructions)', choices: ['spec', 'deployed'] as const, default: 'spec' },
@@ -140,7 +140,10 @@ function firstTry(config: GatewayConfig | undefined): string[] {
   return !config || config.localModels ? ['  router chat --model local/lorem "write 12 words"'] : [];
 }
 
-/** `--check-drift DIR`: one line a cassette on stdout (`same`, `drift` and its changes, `error`); exit 1 when any is not `same`. */
+/**
+ * `--check-drift DIR`: one line a cassette on stdout (`same`, `drift` and its changes, `down`, `error`); exit 1 when any
+ * drifted or could not be asked, else 8 when a provider is down (nothing known of its drift), else 0.
+ */
 async function checkDrift(io: RunContext<FlagValues<typeof FLAGS>>['io'], dir: string, gateway: Awaited<ReturnType<typeof gatewayOptions>>): Promise<void> {
   if (!gateway) throw usage('--check-drift needs --providers FILE: the upstreams to ask again');
   const { statSync } = await import('node:fs');
@@ -148,14 +151,18 @@ async function checkDrift(io: RunContext<FlagValues<typeof FLAGS>>['io'], dir: s
   const { checkDriftAll } = await import('../../emulator/providers/drift.js');
   const reports = await checkDriftAll(dir, gateway.config, (r) => {
     // `--check-drift DIR | head`: a reader gone after a drift line ends it with exit 1 all the same.
-    if (r.error || r.changes.length) failsWith(io.stdout, EXIT.FAILURE);
-    if (r.error) io.out(`error  ${r.file}: ${r.error}\n`);
+    if ((r.error && !r.down) || r.changes.length) failsWith(io.stdout, EXIT.FAILURE);
+    else if (r.down && exitSoFar(io.stdout) !== EXIT.FAILURE) failsWith(io.stdout, EXIT.NETWORK);
+    if (r.error) io.out(`${r.down ? 'down ' : 'error'}  ${r.file}: ${r.error}\n`);
     else io.out(`${r.changes.length ? 'drift' : 'same '}  ${r.file}\n${r.changes.map((c) => `  ${c}\n`).join('')}`);
   }).catch((err: unknown) => {
     throw (err as Error)?.name === 'CassetteFileError' ? usage(`--check-drift ${dir}: ${(err as Error).message}`) : err;
   });
-  const changed = reports.filter((r) => r.error || r.changes.length).length;
-  if (changed) throw new CliError(`${changed} of ${reports.length} recorded answers changed shape or could not be asked again`, EXIT.FAILURE);
+  const changed = reports.filter((r) => (r.error && !r.down) || r.changes.length).length;
+  const down = reports.filter((r) => r.down).length;
+  const downNote = down ? `; ${down} not asked: the provider is down (refused or timed out)` : '';
+  if (changed) throw new CliError(`${changed} of ${reports.length} recorded answers changed shape or could not be asked again${downNote}`, EXIT.FAILURE);
+  if (down) throw new CliError(`${down} of ${reports.length} recorded answers not asked again: the provider is down (refused or timed out); the others, the same shape`, EXIT.NETWORK);
   io.note(`${reports.length} recorded answers, the same shape`);
 }
 

@@ -43,7 +43,7 @@ export const speak = defineCommand({
   logsUsage: true,
   jsonFields: ['file', 'bytes', 'content_type', 'router_metadata', 'openrouter_metadata'],
   summary: 'synthesize speech: audio bytes to a file or stdout',
-  description: "Synthesize speech. Audio streams to -o FILE (written atomically) or to stdout, never to a terminal. Needs a management key (ROUTER_MANAGEMENT_KEY or the profile's management_key).",
+  description: "Synthesize speech. Audio streams to -o FILE (written atomically) or to stdout, never to a terminal. Needs a management key (ROUTER_MANAGEMENT_KEY or the profile's management_key). A lone \"help\" is refused, not sent: to speak the word itself, router speak -- help.",
   args: [{ name: '[text...]', help: 'text to speak; "-" or nothing reads stdin' }],
   flags: FLAGS,
   examples: [

@@ -12,6 +12,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Command, Option } from '../commander.js';
 import { profilesPath } from '../../config/profile-file.js';
 import { CliError, EXIT, usage, type ExitCode } from '../exit-codes.js';
+import { DamagedFileError } from '../../config/fields.js';
 import { cliErrorOf } from '../kit-words.js';
 import { utf8Text } from '../io/utf8.js';
 import { isRecord } from '../../internal/shape.js';
@@ -75,7 +76,13 @@ export function readRole(env: NodeJS.ProcessEnv, name: string, missing: ExitCode
     const code = (err as NodeJS.ErrnoException).code;
     throw usage(`role file ${path}: cannot read it (${code ? describeCode(code) : (err as Error).message})`);
   }
-  return parseRole(name, path, text);
+  try {
+    return parseRole(name, path, text);
+  } catch (err) {
+    // A kept role that does not parse is a damaged file, as every store's (exit 1); `roles edit` mends it.
+    const detail = err instanceof CliError ? err.message.replace(`role file ${path}: `, '') : (err as Error).message;
+    throw Object.assign(new DamagedFileError(`${path} is damaged (${detail}): router roles edit ${name} mends it, or move it away`, path), { detail: `${detail}; router roles edit ${name} mends it` });
+  }
 }
 
 /** A role file as `roles show` prints it: a URL's user name and password in its front matter (an MCP server's) hidden. */

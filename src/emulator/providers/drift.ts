@@ -29,6 +29,8 @@ export interface DriftReport {
   changes: string[];
   /** Why the upstream could not be asked (then no shape is compared). */
   error?: string;
+  /** The error is the provider's being down (refused, timed out: no HTTP answer), which says nothing of a drift. */
+  down?: boolean;
 }
 
 /** A recorded exchange's answer shape: a whole answer's body, or a stream's events under `chunk` and its end. */
@@ -79,6 +81,9 @@ async function askAnswer(cassette: Cassette, adapter: ProviderAdapter, live: Set
   return undefined;
 }
 
+/** The provider gave no HTTP answer at all: refused, or timed out. */
+const isDown = (err: unknown): boolean => err instanceof ProviderFailure && err.status === undefined && (err.reason === 'refused' || err.reason === 'timeout');
+
 /** Sends a recorded request to its provider again and says what changed in the answer's shape. */
 export async function checkDrift(file: string, cassette: Cassette, adapter: ProviderAdapter): Promise<DriftReport> {
   const live = new Set<string>();
@@ -87,7 +92,9 @@ export async function checkDrift(file: string, cassette: Cassette, adapter: Prov
     if (error) return { file, changes: [], error };
   } catch (err) {
     if (err instanceof ProviderFailure && err.status !== undefined) live.add(`status: ${err.status}`);
-    else return { file, changes: [], error: (err as Error).message };
+    // Down when recorded (a failure with no HTTP answer) and down now: what replay answers is what it does.
+    else if (isDown(err) && cassette.response.failure && !cassette.response.status) return { file, changes: [] };
+    else return { file, changes: [], error: (err as Error).message, ...(isDown(err) ? { down: true } : {}) };
   }
   const recorded = recordedShape(cassette);
   const changes = [...[...recorded].filter((s) => !live.has(s)).map((s) => `- ${s}`), ...[...live].filter((s) => !recorded.has(s)).map((s) => `+ ${s}`)];

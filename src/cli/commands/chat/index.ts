@@ -42,7 +42,7 @@ export const chat = defineCommand({
   logsUsage: true,
   jsonFields: CHAT,
   summary: 'send a prompt to a chat model, streaming the answer',
-  description: 'Send a prompt to a chat model and stream the answer to stdout. The prompt is the arguments and a piped stdin: stdin first, then the arguments, or at the place of a "-" among them. --no-stdin (or ROUTER_NO_STDIN=1) leaves stdin alone, as a while-read loop over a list needs.',
+  description: 'Send a prompt to a chat model and stream the answer to stdout. The prompt is the arguments and a piped stdin: stdin first, then the arguments, or at the place of a "-" among them. --no-stdin (or ROUTER_NO_STDIN=1) leaves stdin alone, as a while-read loop over a list needs. A lone "help" is refused, not sent: to send the word itself, router chat -- help.',
   args: [{ name: '[prompt...]', help: 'the prompt; "-" puts stdin at its place' }],
   flags: { ...CHAT_FLAGS, ...SPEND_FLAGS },
   examples: [

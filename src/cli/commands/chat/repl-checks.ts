@@ -8,6 +8,7 @@ import { usage } from '../../exit-codes.js';
 import { didYouMean } from '../../../internal/did-you-mean.js';
 import { CostCapExceeded } from '../../../kit/spend/errors.js';
 import { counted } from '../../../internal/counted.js';
+import { cutText } from '../../../internal/first-words.js';
 import { resolveModel } from '../../../kit/model-aliases.js';
 import { termAndDescription, wrapped } from '../../io/narrow-help.js';
 import { cliErrorOf } from '../../kit-words.js';
@@ -65,7 +66,7 @@ export async function checkReplModel(id: string, models: Model[] | undefined): P
   if (!models || models.some((m) => m.id === id)) return;
   const { nearestModel } = await import('../../service/model-hint.js');
   const near = nearestModel(id, models.map((m) => m.id));
-  throw usage(`/model: ${id} is not in the model list (${near ? `did you mean ${near}? ` : ''}the list: router models); the model stays`);
+  throw usage(`/model: ${cutText(id, 80)} is not in the model list (${near ? `did you mean ${near}? ` : ''}the list: router models); the model stays`);
 }
 
 /** The pending attachments a model cannot take (by its input modalities), named with the way out. */

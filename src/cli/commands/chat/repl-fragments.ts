@@ -47,7 +47,7 @@ export function keepSent(ctx: RunContext<ChatOptions>, sent: Fragment[], pending
 export async function addFragment(ctx: RunContext<ChatOptions>, source: string, pending: PendingFragments): Promise<void> {
   const { io } = ctx;
   if (!source) return void io.err('usage: /fragment FILE|URL|ALIAS (router fragments list)\n');
-  if (source === '-') return void io.err('error: /fragment -: stdin is this terminal; give a file, a URL or a kept fragment\n');
+  if (source === '-') return void io.error('/fragment -: stdin is this terminal; give a file, a URL or a kept fragment');
   // A URL may stall: Ctrl-C stops its fetch, as it stops an answer, and the session goes on.
   const stop = new AbortController();
   const release = isFragmentUrl(source) ? swallowKeys(io, () => stop.abort(interrupted())) : () => {};

@@ -15,6 +15,11 @@ import type { PendingFragments } from './repl-fragments.js';
 import { modelShapeHint } from '../../flags/options.js';
 import { counted } from '../../../internal/counted.js';
 import { helpWidth } from '../../io/installed-docs.js';
+import { cut } from '../../io/described.js';
+import { visible } from '../../../internal/visible.js';
+
+/** What was typed, quoted in a line: control characters escaped, cut to 80 columns with "…" (as /tools quotes a description). */
+export const typed = (text: string): string => cut(visible(text), 80);
 
 export interface Conversation extends ModelInUse {
   history: ChatMessage[];
@@ -47,11 +52,11 @@ export async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conve
     const id = checks.aliasedModel(arg, io.env);
     if (!arg) io.err(`usage: /model ${MODEL_ID_SYNTAX}\n`);
     // As --model says it: a bare slug of the emulator's gets its guess.
-    else if (!isModelId(id)) io.err(`error: /model: ${arg} must look like ${MODEL_ID_SYNTAX}${modelShapeHint(arg)}; the model stays\n`);
+    else if (!isModelId(id)) io.error(`/model: ${typed(arg)} must look like ${MODEL_ID_SYNTAX}${modelShapeHint(arg)}; the model stays`);
     else {
       const models = await c.models();
       await checks.checkReplModel(id, models);
-      io.err(`model: ${await (await import('./repl-more.js')).useModel(ctx, c, id)}\n`);
+      io.err(`model: ${typed((await (await import('./repl-more.js')).useModel(ctx, c, id))!)}\n`);
       checks.pendingNotTaken(io, models?.find((m) => m.id === id), c.attached);
     }
   } else if (cmd === '/system') {
@@ -67,7 +72,7 @@ export async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conve
     }
   } else if (cmd === '/attach') {
     if (!arg) io.err('usage: /attach PATH|URL\n');
-    else if (arg === '-') io.err('error: /attach -: stdin is this terminal; attach a file (/attach PATH)\n');
+    else if (arg === '-') io.error('/attach -: stdin is this terminal; attach a file (/attach PATH)');
     else {
       const [a] = await readAttachments([path], io).catch((caught: unknown) => {
         // Said as typed here: /attach, not the flag.
@@ -76,7 +81,7 @@ export async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conve
         throw err;
       });
       c.attached.push(a!);
-      io.err(`attached ${arg} (${a!.mediaType}${a!.data ? `, ${counted(a!.data.length, 'byte')}` : ''}); it goes with the next message\n`);
+      io.err(`attached ${typed(arg)} (${a!.mediaType}${a!.data ? `, ${counted(a!.data.length, 'byte')}` : ''}); it goes with the next message\n`);
       // Said now, not as a refusal after the message is typed.
       if (c.model) checks.pendingNotTaken(io, (await c.models())?.find((m) => m.id === c.model), [a!], 'or /model one that takes it');
     }
@@ -90,7 +95,7 @@ export async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conve
   } else if (cmd === '/save' || cmd === '/save!') {
     if (!arg) io.err(`usage: ${cmd} FILE\n`);
     // A file there stays unless /save! says to replace it (a typo in a name would lose another conversation).
-    else if (cmd === '/save' && statSync(path, { throwIfNoEntry: false })?.isFile()) io.err(`error: /save: ${arg} exists: /save! ${arg} replaces it, or give another name\n`);
+    else if (cmd === '/save' && statSync(path, { throwIfNoEntry: false })?.isFile()) io.error(`/save: ${typed(arg)} exists: /save! ${typed(arg)} replaces it, or give another name`);
     else {
       const { OutputFile } = await import('../../io/output-file.js');
       await (async () => {
@@ -98,7 +103,7 @@ export async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conve
         await f.write(/\.(md|markdown)$/i.test(path) ? checks.conversationMarkdown(c.answered.length ? c.answered : [c.model], c.history.map((m) => c.recorded.get(m) ?? m)) : `${JSON.stringify({ model: c.model, messages: c.history }, null, 2)}\n`);
         await f.commit();
       })().catch(namedBy(cmd));
-      io.err(`saved ${counted(c.history.length, 'message')} to ${arg}\n`);
+      io.err(`saved ${counted(c.history.length, 'message')} to ${typed(arg)}\n`);
     }
   } else io.err(checks.unknownReplCommand(cmd));
   return true;

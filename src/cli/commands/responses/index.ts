@@ -46,7 +46,7 @@ export const responses = defineCommand({
   logsUsage: true,
   jsonFields: [...RESPONSE, ...RESPONSE_EVENT.filter((f) => !RESPONSE.includes(f))],
   summary: 'generate in the Responses format, streamed',
-  description: 'Create a response in the Responses format. Each request is independent: the whole history goes in the input.',
+  description: 'Create a response in the Responses format. Each request is independent: the whole history goes in the input. A lone "help" is refused, not sent: to send the word itself, router responses -- help.',
   args: [{ name: '[prompt...]', help: 'the prompt; "-" or nothing reads stdin' }],
   flags: FLAGS,
   examples: [
