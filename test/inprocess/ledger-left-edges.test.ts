@@ -82,6 +82,25 @@ it('speak: a cost the service holds back is given up within seconds; the audio a
   }
 });
 
+it('usage --reconcile under a service that never answers its lookup gives up --timeout after it began, retries included; the ledger keeps the call to ask again', async () => {
+  const state = join(t.dir, 'reconcile-held');
+  const env = { ROUTER_STATE_DIR: state };
+  expect((await run(['chat', '--model', 'local/echo', 'a call to reconcile'], env)).code).toBe(0);
+  const [call] = ledgerOf(state);
+  await t.admin('faults', { faults: ['slow,delay_ms=600000,path=/generation'] });
+  t.clearRequests();
+  try {
+    const r = await run(['usage', '--reconcile', '--timeout', '1s'], env);
+    // Was: each try waited its --timeout and was tried again (three times 120 s by default).
+    expect(r).toMatchObject({ code: 8, stderr: expect.stringMatching(/^error: no answer to GET \/generation within 1s \(--timeout\), retries included/m) });
+    expect(t.requests().filter((q) => q.path === '/v1/generation')).toHaveLength(1);
+    expect(ledgerOf(state)).toEqual([call]);
+  } finally {
+    await t.admin('faults', { faults: [] });
+  }
+  expect((await run(['usage', '--reconcile'], env)).stderr).toMatch(/^reconciled 1 call of profile "default"/);
+});
+
 it("the generation of a fake model's answer gives the reasoning tokens its usage said (chat, streamed or not, and Responses)", async () => {
   const generation = async (id: string) => (await (await fetch(`${t.apiRoot}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${t.apiKey}` } })).json()).data;
   const whole = JSON.parse((await run(['chat', '--no-stream', '--json', '--model', 'local/thinker', 'why is the sky blue?'])).stdout);

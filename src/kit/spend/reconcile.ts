@@ -21,6 +21,7 @@ import { HELD } from './hold-record.js';
 import { settleHeld, type HeldReport, type NamedCall } from './reconcile-held.js';
 import { settleEndedBatches } from './reconcile-batch.js';
 import { settleLostSends } from './reconcile-sent.js';
+import { lookupWithin } from './lookup-bound.js';
 
 /** The endpoints whose answers are generations the service can describe. */
 const GENERATED = new Set(['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/audio/speech', '/alpha/decisions']);
@@ -160,7 +161,7 @@ async function reconcileAlone(o: Parameters<typeof reconcile>[0]): Promise<{ rep
     }
     report.checked++;
     try {
-      const g = await o.client.generations.get(r.id!, { signal: o.signal });
+      const g = await lookupWithin(o.client, o.signal, 'GET /generation', (signal) => o.client.generations.get(r.id!, { signal }));
       write(r, g.total_cost);
       const reported = typeof r.cost === 'number' && Number.isFinite(r.cost) ? r.cost : null;
       report.reconciled.push({ id: r.id!, time: r.time, ...(r.model ? { model: r.model } : {}), reported, charged: g.total_cost });
