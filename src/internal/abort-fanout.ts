@@ -112,3 +112,19 @@ export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<
     );
   });
 }
+
+/**
+ * `work` given a signal aborted with `parent` or `ms` after this call, whichever comes first: a bound
+ * on the whole of it, retries and all, measured from its start. Not AbortSignal.any([parent,
+ * AbortSignal.timeout(ms)]): on node 20 that composite holds its timeout signal weakly, a full GC
+ * collects it, and the bound never comes (the cost lookup of `router speak` then waited 120 s an
+ * attempt). This timer is held by the timer list until `work` ends.
+ */
+export async function withinMs<T>(parent: AbortSignal, ms: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const bounded = childSignal(parent, ms);
+  try {
+    return await work(bounded.signal);
+  } finally {
+    bounded.done();
+  }
+}

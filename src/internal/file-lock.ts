@@ -85,7 +85,7 @@ const LEFT_MS = 7_000;
  * removed by hand is made again (else a second holder could start beside this one), and so is its mark for
  * older routers. One that names another process was taken over (this one not heard for LEFT_MS): `lost` is told.
  */
-function keepFresh(lock: string, lost: (text: string) => void): NodeJS.Timeout {
+function keepFresh(lock: string, lost: LockLost): NodeJS.Timeout {
   const timer = setInterval(() => {
     let text: string;
     try {
@@ -103,7 +103,7 @@ function keepFresh(lock: string, lost: (text: string) => void): NodeJS.Timeout {
     }
     if (text !== lockText()) {
       clearInterval(timer);
-      return lost(text);
+      return lost(text, lostWords(lock, text));
     }
     try {
       lutimesSync(lock, new Date(), new Date());
@@ -117,12 +117,13 @@ function keepFresh(lock: string, lost: (text: string) => void): NodeJS.Timeout {
 }
 
 /**
- * What a holder whose lock was taken over does by default: it stops at once, as a kill -9 would
- * (nothing more written), so two never go on working on what the lock guards.
+ * What a holder whose lock was taken over is told: the lock's new text, and a sentence saying it
+ * (this is library code: the caller says it where it speaks, and decides whether to stop).
  */
-function stopOnLost(lock: string, text: string): never {
-  process.stderr.write(`error: ${lock} was taken over by ${text} while this process (${lockText()}) held it (not heard for ${LEFT_MS / 1000} s: paused or suspended?); stopping, so two do not work on one state\n`);
-  process.exit(1);
+export type LockLost = (text: string, said: string) => void;
+
+function lostWords(lock: string, text: string): string {
+  return `${lock} was taken over by ${text} while this process (${lockText()}) held it (not heard for ${LEFT_MS / 1000} s: paused or suspended?)`;
 }
 
 /**
@@ -182,7 +183,7 @@ class Watch {
 }
 
 /** The lock held from now on: refreshed, released by the function returned or at this process's exit. */
-function kept(lock: string, lost: (text: string) => void): () => void {
+function kept(lock: string, lost: LockLost): () => void {
   const timer = keepFresh(lock, lost);
   const release = () => {
     clearInterval(timer);
@@ -212,11 +213,11 @@ const HOLD_PAUSE_MS = 100;
  * Holds `lock` while this process works (until the returned release, or its exit), refreshing it;
  * `busy` makes the error to throw when another live process holds it. A lock of another machine or
  * pid namespace is watched (Watch): refreshed, it is held; left, it is taken over. `lost` is told
- * when this process's lock was taken over so (by default it stops the process); released, a lock
+ * when this process's lock was taken over so (the CLI's serve stops; a library's caller refuses to go on); released, a lock
  * that names another is left to it. Its waits block this thread: for a process of its own (serve, the
  * CLI); a library's caller uses holdLockAsync.
  */
-export function holdLock(lock: string, busy: (holder: LockHolder) => Error, lost: (text: string) => void = (text) => stopOnLost(lock, text)): () => void {
+export function holdLock(lock: string, busy: (holder: LockHolder) => Error, lost: LockLost): () => void {
   const watch = new Watch();
   for (;;) {
     const got = tryHold(lock, watch);
@@ -227,7 +228,7 @@ export function holdLock(lock: string, busy: (holder: LockHolder) => Error, lost
 }
 
 /** holdLock with its waits on timers: the event loop of the program that calls it runs meanwhile. */
-export async function holdLockAsync(lock: string, busy: (holder: LockHolder) => Error, lost: (text: string) => void = (text) => stopOnLost(lock, text)): Promise<() => void> {
+export async function holdLockAsync(lock: string, busy: (holder: LockHolder) => Error, lost: LockLost): Promise<() => void> {
   const watch = new Watch();
   for (;;) {
     const got = tryHold(lock, watch);

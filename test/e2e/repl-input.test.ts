@@ -76,10 +76,14 @@ describe.skipIf(!HAS_TMUX)('keys of chat -i', () => {
     t.clearRequests();
     term.run(`${router} chat -i --model local/echo --raw`);
     await term.waitFor(/Alt-Enter or Ctrl-J: a new line[^\n]*\n>\s*$/m);
+    // Each key once the REPL has shown the text before it: text and Ctrl-J in one read are a line written at
+    // once, ended by its LF (below), which a loaded machine made of keys sent 10 ms apart.
     term.type('first line');
+    await term.waitFor(/^> first line$/m);
     term.keys('C-j');
     await term.waitFor(/^\. $/m);
     term.type('second');
+    await term.waitFor(/^\. second$/m);
     term.keys('M-Enter');
     await term.waitFor(/^\. second\n\. $/m);
     term.run('third');
@@ -121,10 +125,14 @@ describe.skipIf(!HAS_TMUX)('keys of chat -i', () => {
     await term.waitFor(/^pasted one\npasted two\n(.*\n)*>\s*$/m);
     expect(sent()).toEqual(['pasted one\npasted two']);
     // readline's minimal mode ends a line at Alt-Enter itself: the message still goes on, once.
+    // Each key once the REPL has shown the text before it: "two" and Ctrl-J in one read (a REPL descheduled
+    // past the 10 ms between tmux's two writes) are a line written at once, sent by its LF (the CI's hang).
     term.type('one');
+    await term.waitFor(/^> one$/m);
     term.keys('M-Enter');
     await term.waitFor(/^\. $/m);
     term.type('two');
+    await term.waitFor(/^\. two$/m);
     term.keys('C-j');
     await term.waitFor(/^\. two\n\. $/m);
     term.run('three');

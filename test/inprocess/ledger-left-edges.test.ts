@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+import { fullGc } from '../support/full-gc.js';
 
 // The CLI's and the ledger's edges closing note 8 left: each with what the service charged kept.
 let t: CliEnv;
@@ -63,6 +64,9 @@ it('speak: a cost the service holds back is given up within seconds; the audio a
   const out = join(t.dir, 'held.mp3');
   // Held far longer than the test: was, speak waited 120 s an attempt, retried, after the audio was all in.
   await t.admin('faults', { faults: ['slow,delay_ms=600000,path=/generation'] });
+  // Full collections while it waits, as a loaded worker's heap has them: the bound was an AbortSignal.timeout()
+  // inside AbortSignal.any(), which node 20 holds weakly; collected, it never fired (the CI's 180 s hang).
+  const collecting = setInterval(fullGc, 200);
   try {
     const r = await run(['speak', 'the audio is all here', '--voice', 'alloy', '--model', 'local/tts', '-o', out, '--usage'], { ROUTER_STATE_DIR: state, ROUTER_MANAGEMENT_KEY: t.managementKey });
     expect(r.code, r.stderr).toBe(0);
@@ -73,8 +77,28 @@ it('speak: a cost the service holds back is given up within seconds; the audio a
     expect(kept[0]).toMatchObject({ command: 'speak', id: expect.stringMatching(/^gen-/) });
     expect(kept[0]).not.toHaveProperty('cost');
   } finally {
+    clearInterval(collecting);
     await t.admin('faults', { faults: [] });
   }
+});
+
+it('usage --reconcile under a service that never answers its lookup gives up --timeout after it began, retries included; the ledger keeps the call to ask again', async () => {
+  const state = join(t.dir, 'reconcile-held');
+  const env = { ROUTER_STATE_DIR: state };
+  expect((await run(['chat', '--model', 'local/echo', 'a call to reconcile'], env)).code).toBe(0);
+  const [call] = ledgerOf(state);
+  await t.admin('faults', { faults: ['slow,delay_ms=600000,path=/generation'] });
+  t.clearRequests();
+  try {
+    const r = await run(['usage', '--reconcile', '--timeout', '1s'], env);
+    // Was: each try waited its --timeout and was tried again (three times 120 s by default).
+    expect(r).toMatchObject({ code: 8, stderr: expect.stringMatching(/^error: no answer to GET \/generation within 1s \(--timeout\), retries included/m) });
+    expect(t.requests().filter((q) => q.path === '/v1/generation')).toHaveLength(1);
+    expect(ledgerOf(state)).toEqual([call]);
+  } finally {
+    await t.admin('faults', { faults: [] });
+  }
+  expect((await run(['usage', '--reconcile'], env)).stderr).toMatch(/^reconciled 1 call of profile "default"/);
 });
 
 it("the generation of a fake model's answer gives the reasoning tokens its usage said (chat, streamed or not, and Responses)", async () => {

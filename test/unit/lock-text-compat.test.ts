@@ -122,7 +122,7 @@ describe('a lock of this router and the routers before it, on one state folder',
 
   it('the same for a lock held for a process\'s work (holdLock) and a short one (withFileLock)', () => {
     const held = join(dir, 'serve-like.lock');
-    const release = holdLock(held, () => new Error('busy'));
+    const release = holdLock(held, () => new Error('busy'), () => {});
     expect(oldTakeLock(held)).toEqual({ holder: process.pid });
     release();
     const file = join(dir, 'config.json');
@@ -136,7 +136,7 @@ describe('a lock of this router and the routers before it, on one state folder',
     // An old router holds the guard (to remove a lock it read as left) as this one makes its lock: replaced after it.
     const guard = oldTakeLock(`${lock}.0`);
     if (!('release' in guard)) throw new Error(`guard not taken: ${JSON.stringify(guard)}`);
-    const release = holdLock(lock, () => new Error('busy'));
+    const release = holdLock(lock, () => new Error('busy'), () => {});
     guard.release(); // the old code unlinks `.0`, whoever's it is by then
     expect(linkThere(`${lock}.0`)).toBe(false);
     // Before: never made again, and the next old router took the guard, removed this lock as garbage and took it.
@@ -270,7 +270,7 @@ describe.skipIf(!boot)('a lock names its machine\'s boot: one host name, two mac
       throw new Error('holdLock paused to watch the lock');
     });
     try {
-      holdLock(lock, () => new Error('busy'))();
+      holdLock(lock, () => new Error('busy'), () => {})();
     } finally {
       paused.mockRestore();
     }

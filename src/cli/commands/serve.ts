@@ -63,7 +63,11 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
   const gateway = await gatewayOptions(opts, io.env, (line) => io.note(line));
   if (opts.checkDrift !== undefined) return checkDrift(io, opts.checkDrift, gateway);
   await writableFolder('--state', stateDir, 0o700);
-  const release = await holdState(stateDir);
+  const release = await holdState(stateDir, (said) => {
+    // Two serves must never work on one state: this one stops at once, as a kill -9 would (nothing more written).
+    io.note(`error: ${said}; stopping, so two do not work on one state`);
+    process.exit(EXIT.FAILURE);
+  });
   const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault, batchDelayMs: opts.batchDelayMs, gateway, flavor: opts.flavor }).catch((err: unknown) => {
     release();
     // A cassette edited wrong is a mistake of the folder given: said as one, exit 2.
@@ -242,7 +246,7 @@ function badHost(err: unknown, host: string): CliError | undefined {
  * One emulator per state folder: a second would answer from its own copy of the state and save it
  * over the first's (batches created on one gone from both). A lock left by a killed one is taken over.
  */
-async function holdState(stateDir: string): Promise<() => void> {
+async function holdState(stateDir: string, lost: (said: string) => void): Promise<() => void> {
   const { join } = await import('node:path');
   const { makeDir } = await import('../../internal/make-dir.js');
   const { holdLock } = await import('../../internal/file-lock.js');
@@ -262,5 +266,6 @@ async function holdState(stateDir: string): Promise<() => void> {
     holder.host || holder.elsewhere
       ? new CliError(`--state ${stateDir} is in use by a router serve ${holder.host ? `on ${holder.host} (process ${holder.pid})` : `in another process namespace on ${hostname()} (process ${holder.pid} there)`}: stop it, or give another --state; if none runs there, remove ${lock}`, EXIT.FAILURE)
       : new CliError(`--state ${stateDir} is in use by another router serve (process ${holder.pid}): stop it, or give another --state`, EXIT.FAILURE),
+    (_, said) => lost(said),
   );
 }

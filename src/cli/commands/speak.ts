@@ -10,6 +10,7 @@ import { providerFrom, readFileFor, readJsonFile, textFromArgs } from '../io/inp
 import type { Connected } from '../context.js';
 import { costText } from '../../internal/round-cost.js';
 import { atExit } from '../../internal/exit-hooks.js';
+import { withinMs } from '../../internal/abort-fanout.js';
 import { counted, nounFor } from '../../internal/counted.js';
 import { cutText } from '../../internal/first-words.js';
 
@@ -262,7 +263,7 @@ const COST_WAIT_MS = 5_000;
  */
 async function chargedFor(client: Connected['client'], id: string, signal: AbortSignal): Promise<number | 'forbidden' | undefined> {
   try {
-    const cost = (await client.generations.get(id, { signal: AbortSignal.any([signal, AbortSignal.timeout(COST_WAIT_MS)]) })).total_cost;
+    const cost = (await withinMs(signal, COST_WAIT_MS, (bounded) => client.generations.get(id, { signal: bounded }))).total_cost;
     return typeof cost === 'number' && Number.isFinite(cost) ? cost : undefined;
   } catch (err) {
     if (signal.aborted) throw err;

@@ -10,6 +10,7 @@ import type { RouterClient } from '../../client/index.js';
 import { APIError } from '../../client/errors.js';
 import type { UsageRecord } from './ledger.js';
 import { roundCost } from '../../internal/round-cost.js';
+import { lookupWithin } from './lookup-bound.js';
 
 /** A range is asked about once it ended this long ago: a generation is counted by then (a whole answer read to its end after its caller went too). */
 export const SETTLE_HELD_AFTER_MS = 60 * 60 * 1000;
@@ -152,7 +153,7 @@ export async function spendBeyondNamed(a: SpendAsk, hash: string, w: Window): Pr
 /** Whether the management key manages the key of `hash` (`GET /v1/keys/{hash}`): else the key's spend is not its to tell. */
 export async function manages(manager: RouterClient, hash: string, signal: AbortSignal): Promise<boolean> {
   try {
-    await manager.keys.get(hash, { signal });
+    await lookupWithin(manager, signal, 'GET /keys', (bounded) => manager.keys.get(hash, { signal: bounded }));
     return true;
   } catch (err) {
     if (err instanceof APIError && err.status === 404) return false;
@@ -164,7 +165,7 @@ export async function manages(manager: RouterClient, hash: string, signal: Abort
 export async function keySpent(manager: RouterClient, hash: string, w: Window, signal: AbortSignal): Promise<{ usage: number; requests: number }> {
   const body = { metrics: ['usage', 'request_count'], filters: [{ field: 'api_key', operator: 'eq', value: hash }], time_range: { start: new Date(w.start).toISOString(), end: new Date(w.end).toISOString() } };
   // Asked again where it failed on the way: a query spends nothing.
-  const { data } = await manager.core.json<{ data?: { data?: { usage?: unknown; request_count?: unknown }[] } }>({ method: 'POST', path: '/analytics/query', body, signal, retry: 'always' });
+  const { data } = await lookupWithin(manager, signal, 'POST /analytics/query', (bounded) => manager.core.json<{ data?: { data?: { usage?: unknown; request_count?: unknown }[] } }>({ method: 'POST', path: '/analytics/query', body, signal: bounded, retry: 'always' }));
   const rows = Array.isArray(data?.data?.data) ? data.data.data : [];
   let usage = 0;
   let requests = 0;
@@ -178,7 +179,7 @@ export async function keySpent(manager: RouterClient, hash: string, w: Window, s
 /** A named call's charge and when the service made it; null where the service does not know it (not subtracted: never too little left). */
 export async function generationCost(client: RouterClient, id: string, signal: AbortSignal): Promise<{ created: number; cost: number } | null> {
   try {
-    const g = await client.generations.get(id, { signal });
+    const g = await lookupWithin(client, signal, 'GET /generation', (bounded) => client.generations.get(id, { signal: bounded }));
     const created = Date.parse(g.created_at);
     return Number.isNaN(created) ? null : { created, cost: g.total_cost };
   } catch (err) {

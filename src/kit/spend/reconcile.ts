@@ -22,6 +22,7 @@ import { asker, settleHeld, type HeldReport, type NamedCall } from './reconcile-
 import { endedBatchHolds } from './reconcile-batch.js';
 import { lostSendHolds } from './reconcile-sent.js';
 import { settleJointly } from './reconcile-joint.js';
+import { lookupWithin } from './lookup-bound.js';
 
 /** The endpoints whose answers are generations the service can describe. */
 const GENERATED = new Set(['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/audio/speech', '/alpha/decisions']);
@@ -161,7 +162,7 @@ async function reconcileAlone(o: Parameters<typeof reconcile>[0]): Promise<{ rep
     }
     report.checked++;
     try {
-      const g = await o.client.generations.get(r.id!, { signal: o.signal });
+      const g = await lookupWithin(o.client, o.signal, 'GET /generation', (signal) => o.client.generations.get(r.id!, { signal }));
       write(r, g.total_cost);
       const reported = typeof r.cost === 'number' && Number.isFinite(r.cost) ? r.cost : null;
       report.reconciled.push({ id: r.id!, time: r.time, ...(r.model ? { model: r.model } : {}), reported, charged: g.total_cost });

@@ -17,6 +17,7 @@ import { watchAndFinish } from './watch.js';
 import { ask } from '../../io/ask.js';
 import { counted } from '../../../internal/counted.js';
 import { rootKey } from '../../../internal/api-root.js';
+import { withinMs } from '../../../internal/abort-fanout.js';
 import { withInstalledDocs } from '../../io/installed-docs.js';
 
 const CONFIRM_BYTES = 50 * 1024 * 1024;
@@ -127,8 +128,7 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
       // The listing knows: the one batch of this create's shape listed as newer than the newest
       // before it is the one. The look is short (the network may be what failed): without an
       // answer, the batch may exist.
-      const look = AbortSignal.any([signal, AbortSignal.timeout(LOOKUP_MS)]);
-      const found = after === undefined ? undefined : await findCreated(client, { after, endpoint: scan.endpoint, model, count: scan.count }, look).catch(() => undefined);
+      const found = after === undefined ? undefined : await withinMs(signal, LOOKUP_MS, (look) => findCreated(client, { after, endpoint: scan.endpoint, model, count: scan.count }, look)).catch(() => undefined);
       if (found?.length !== 1) {
         await client.close();
         const which = found?.length ? `; ${counted(found.length, 'batch', 'batches')} ${found.length === 1 ? 'matches' : 'match'} it: ${found.map((b) => b.id).join(', ')}` : '; the batch may exist';
