@@ -124,5 +124,14 @@ describe('deployed flavour: a hold an older router wrote (no key, no send time)'
     const u = await router(['usage', '--json'], env);
     // Right after: the settled batch at its charge, the other still held at its bound.
     expect(JSON.parse(u.stdout).budgets[0].spent).toBeCloseTo(batches.settled[0].charged + 0.01, 9);
+    // The lookup of its batch gives up --timeout after it began, retries included, as reconcile's other lookups do.
+    await t.admin('faults', { faults: ['slow,delay_ms=600000,path=/batches'] });
+    try {
+      const bounded = await later(2 * 3600_000, () => router(['usage', '--reconcile', '--timeout', '1s'], env));
+      expect(bounded.stderr).toContain(`${foreignId} stays held at its bound`);
+      expect(bounded.stderr).toMatch(/no answer to GET \/batches within 1s \(--timeout\), retries included/);
+    } finally {
+      await t.admin('faults', { faults: [] });
+    }
   });
 });

@@ -19,6 +19,7 @@ import { appendUsage, batchHoldPath } from './ledger.js';
 import { CLOCK_MARGIN_MS, SETTLE_HELD_AFTER_MS, type Asker, type HeldReport, type Window } from './reconcile-held.js';
 import type { KeySpendHold } from './reconcile-joint.js';
 import { SENT_CREATE } from './sent-create.js';
+import { lookupWithin } from './lookup-bound.js';
 
 interface EndedHold {
   profile?: unknown;
@@ -146,7 +147,7 @@ async function askedOf(o: SettleHoldsOptions, rec: EndedHold): Promise<{ hash: s
   const hash = typeof rec.key_hash === 'string' ? rec.key_hash : o.keyHash;
   if (!hash) return `its hold names no key (made by an older router, or found by a rerun) and the profile's key is not known: held ${heldUntil(rec)}`;
   try {
-    const b = await o.client.batches.get(rec.batch_id as string, { signal: o.signal });
+    const b = await lookupWithin(o.client, o.signal, 'GET /batches', (signal) => o.client.batches.get(rec.batch_id as string, { signal }));
     return { hash, start: b.created_at * 1000 };
   } catch (err) {
     if (o.signal.aborted) throw err;
