@@ -4,6 +4,20 @@ export { hiddenKey, keyTexts } from './key-scrub.js';
 
 type Body = Record<string, unknown>;
 
+const TABLES = new WeakMap<readonly string[], { inKeys: Uint8Array; wide: boolean }>();
+
+function tableOf(forms: readonly string[]): { inKeys: Uint8Array; wide: boolean } {
+  const inKeys = new Uint8Array(128);
+  let wide = false;
+  for (const form of forms) {
+    for (let i = 0; i < form.length; i++) {
+      if (form.charCodeAt(i) < 128) inKeys[form.charCodeAt(i)] = 1;
+      else wide = true;
+    }
+  }
+  return { inKeys, wide };
+}
+
 /**
  * Provider keys hidden across a stream's events: KeyScrub's rule applied to the text each event adds to
  * a stream of text of its own (a chat choice's content, reasoning, refusal, a tool call's arguments; a
@@ -12,28 +26,25 @@ type Body = Record<string, unknown>;
  * key (any form of it, keyForms) is held back and put before that stream's next text, where a whole key
  * is masked; what is still held when the stream's choice finishes (or the stream ends) goes out then.
  *
- * Cost: for an event whose text ends with no character a key holds, one table look-up; else a search
- * for each form's first character in the text's last characters, and one for each form in the text
- * (`indexOf`, O(text)): no copy, no delay. Only a text that ends with a key's start is copied and held,
- * as long as the key is (its next event, in the same stream); nothing is held when no key is configured.
+ * Cost, per event's text: a search of it for each form (`includes`, O(text), as KeyScrub's of each read),
+ * a table look-up of its last character and, only when a key holds that character, a search of its last
+ * characters for each form's start: no copy, no delay. Only a text that ends with a key's start is
+ * copied and held, no longer than until its stream's next event; the chunk it came in is then parsed and
+ * framed anew (a plain chunk is otherwise framed from its bytes). No scrub at all when no key is configured.
  */
 export class TextScrub {
   /** The text held back per stream, and the event (without its text) it was taken from (Responses: sent again with it). */
   private held: Map<string, { text: string; shape?: Body }> | undefined;
-  private readonly inKeys = new Uint8Array(128);
+  /** Each ASCII character some form holds, by code (made once for a list of forms: a gateway's is one for every stream). */
+  private readonly inKeys: Uint8Array;
   /** Whether a form holds a character past ASCII (a text ending in one is then searched too). */
   private readonly wide: boolean;
 
   /** `forms`: keyTexts(): the keys in each form, the longest first. */
   constructor(private readonly forms: readonly string[]) {
-    let wide = false;
-    for (const form of forms) {
-      for (let i = 0; i < form.length; i++) {
-        if (form.charCodeAt(i) < 128) this.inKeys[form.charCodeAt(i)] = 1;
-        else wide = true;
-      }
-    }
-    this.wide = wide;
+    let table = TABLES.get(forms);
+    if (!table) TABLES.set(forms, (table = tableOf(forms)));
+    ({ inKeys: this.inKeys, wide: this.wide } = table);
   }
 
   /** Whether some text is held back. */
