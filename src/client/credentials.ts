@@ -70,6 +70,11 @@ export function callCredentials(core: object, headers: Record<string, string | u
 export interface PlainHttpInfo {
   /** The host the credentials went to, unencrypted. */
   host: string;
+  /**
+   * An MCP server's URL whose query holds a credential (a parameter named as isSecretHeader names a header,
+   * `token`, `api_key`, `access_token`, or `sig`): what of the URL goes readable, `password` and `?name=` each.
+   */
+  inUrl?: string[];
 }
 
 export interface PlainHttpOption {

@@ -20,6 +20,7 @@ import { firstWholeWords, lastWords } from '../internal/key-safe-cut.js';
 import { hideable, hideSecrets } from '../internal/hide-secrets.js';
 import { credentialsInUse } from '../client/credentials.js';
 import { sentInTheClear } from '../internal/api-root.js';
+import { isSecretHeader } from '../internal/secret-headers.js';
 import { checkOptions, optionNames } from '../client/option-names.js';
 
 /** The names of McpOptions's members, checked against it both ways (a new option is a name here too). */
@@ -162,7 +163,8 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
     } catch {
       throw new ToolSourceError(`MCP server ${shownSpec(spec)}: not a URL`, 'invalid');
     }
-    if (target.requestInit && sentInTheClear(target.url)) opts.onPlainHttp?.({ host: target.url.host });
+    const inQuery = [...new Set([...target.url.searchParams].filter(([name, value]) => value && (isSecretHeader(name) || name.toLowerCase() === 'sig')).map(([name]) => `?${name}=`))];
+    if ((target.requestInit || inQuery.length) && sentInTheClear(target.url)) opts.onPlainHttp?.(inQuery.length ? { host: target.url.host, inUrl: [...(target.requestInit ? ['password'] : []), ...inQuery] } : { host: target.url.host });
     transport = new StreamableHTTPClientTransport(target.url, target.requestInit ? { requestInit: target.requestInit } : undefined);
   } else {
     const argv = splitCommandLine(spec);

@@ -88,6 +88,28 @@ describe('a key sent over plain http:// to a host not this machine', () => {
     expect(r.stderr.startsWith(warning('the user and password of MCP server mcp.invalid go'))).toBe(true);
     expect(r.stderr).not.toContain('s3cret');
   });
+
+  it("an MCP server's URL with a token in its query over http:// to a host not this machine: told as a password is", async () => {
+    const told: PlainHttpInfo[] = [];
+    const tell = { env: {}, onPlainHttp: (i: PlainHttpInfo) => told.push(i) };
+    for (const spec of ['http://mcp.invalid/mcp?token=t0ken-s3cret', 'http://mcp.invalid/mcp?page=2&api_key=k3y-s3cret&API_KEY=again', 'http://ada:s3cret@mcp.invalid/mcp?sig=abc']) {
+      await expect(connectMcp(spec, tell)).rejects.toThrow(/could not connect/);
+    }
+    expect(told).toEqual([
+      { host: 'mcp.invalid', inUrl: ['?token='] },
+      { host: 'mcp.invalid', inUrl: ['?api_key=', '?API_KEY='] },
+      { host: 'mcp.invalid', inUrl: ['password', '?sig='] },
+    ]);
+    // This machine's, https://, a query with no credential or an empty one: nothing to tell.
+    for (const spec of [`${notMcpUrl}?token=t0ken-s3cret`, 'https://mcp.invalid/mcp?token=t0ken-s3cret', 'http://mcp.invalid/mcp?page=2&q=keys', 'http://mcp.invalid/mcp?token=']) {
+      await connectMcp(spec, tell).catch(() => undefined);
+    }
+    expect(told).toHaveLength(3);
+    const r = await t.run(['chat', '--model', 'local/tools', '--mcp', 'http://mcp.invalid/mcp?access_token=t0ken-s3cret', 'hi']);
+    expect(r.code).toBe(12);
+    expect(r.stderr.startsWith(warning('the credentials in the URL of MCP server mcp.invalid (?access_token=) go'))).toBe(true);
+    expect(r.stderr).not.toContain('s3cret');
+  });
 });
 
 it('an API root that cannot be reached is named by where it came from, --api-root too', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KeyScrub, keyBytes } from '../../src/emulator/providers/key-scrub.js';
+import { KeyScrub, keyBytes, keyTexts } from '../../src/emulator/providers/key-scrub.js';
 import { keyHider } from '../../src/emulator/routing/metadata.js';
 
 const KEY = 'sk-provider-secret-0123456789abcdef';
@@ -38,7 +38,9 @@ describe('KeyScrub', () => {
   });
 
   it('leaves keys shorter than 8 characters alone', () => {
-    expect(keyBytes(['short', undefined, KEY, KEY])).toEqual([Buffer.from(KEY)]);
+    expect(keyBytes(['short', undefined, KEY, KEY])).toEqual(keyBytes([KEY]));
+    expect(keyTexts(['short'])).toEqual([]);
+    expect(keyTexts([KEY])).toContain(KEY);
   });
   it('hides the whole of a key another key begins, in whatever order they are configured', () => {
     const longer = `${KEY}-and-more-of-it`;

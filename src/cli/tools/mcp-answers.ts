@@ -43,7 +43,7 @@ export function mcpAnswers(io: IO, policy: AnswerPolicy, sampling: SamplingSend)
   };
   return {
     ...(policy.roots?.length ? { roots: policy.roots } : {}),
-    onPlainHttp: ({ host }) => plainHttpWarning(io, `the user and password of MCP server ${host} go`),
+    onPlainHttp: ({ host, inUrl }) => plainHttpWarning(io, inUrl ? `the credentials in the URL of MCP server ${host} (${inUrl.join(', ')}) go` : `the user and password of MCP server ${host} go`),
     sample: async (params, server, signal) => {
       const last = params.messages.at(-1)?.content;
       const text = (Array.isArray(last) ? last : [last]).map((b) => (b && 'text' in b ? String(b.text) : '')).join(' ');

@@ -1,14 +1,18 @@
 import { parsed, type Cassette } from './cassette-format.js';
 import { ProviderFailure, type StopSignal, type UpstreamReply } from './types.js';
+import { heldChoices, scrubChatChunk, scrubResponsesEvent, TextScrub } from './text-scrub.js';
+
+type Body = Record<string, unknown>;
 
 /**
  * A stream (chat, Responses) as it is recorded: each event relayed as it comes, and kept in the
  * cassette with its time since the request; meanwhile each goes to the partial file too (`partial`,
  * cassette-partial.ts), so a gateway killed -9 mid-stream leaves what it had relayed. Kept (`save`)
  * at `[DONE]`, at its end, or where the upstream broke it; not when the caller hung up (`signal`) or
- * the gateway's stop cut it: no answer of the upstream's then.
+ * the gateway's stop cut it: no answer of the upstream's then. A key split between events (`forms`,
+ * keyTexts()) is kept hidden as the relay hides it (text-scrub.ts): the chunks are kept as the caller got them.
  */
-export function teeEvents(reply: Extract<UpstreamReply, { kind: 'stream' }>, cassette: Cassette, started: number, save: () => void, partial: { add<T>(event: T): T; end(): void }, signal: StopSignal): UpstreamReply {
+export function teeEvents(reply: Extract<UpstreamReply, { kind: 'stream' }>, cassette: Cassette, started: number, save: () => void, partial: { add<T>(event: T): T; end(): void }, signal: StopSignal, forms: readonly string[] = []): UpstreamReply {
   const chunks: { after_ms: number; data: unknown }[] = (cassette.response.chunks = []);
   const source = reply.events;
   let kept = false;
@@ -16,8 +20,19 @@ export function teeEvents(reply: Extract<UpstreamReply, { kind: 'stream' }>, cas
   async function* tee(): AsyncGenerator<string> {
     let lost = false;
     try {
+      const scrub = forms.length ? new TextScrub(forms) : undefined;
+      let shape: Body | undefined;
       for await (const data of source) {
-        chunks.push(partial.add({ after_ms: Date.now() - started, data: parsed(data) }));
+        const after_ms = Date.now() - started;
+        const event = parsed(data);
+        if (scrub && event && typeof event === 'object' && !Array.isArray(event)) {
+          const body = event as Body;
+          if (Array.isArray(body.choices)) scrubChatChunk(scrub, (shape = body));
+          else for (const before of scrubResponsesEvent(scrub, body) ?? []) chunks.push(partial.add({ after_ms, data: before }));
+        }
+        const rest = data === '[DONE]' && scrub && heldChoices(scrub);
+        if (rest) chunks.push(partial.add({ after_ms, data: { id: shape?.id, object: 'chat.completion.chunk', created: shape?.created, model: shape?.model, choices: rest } }));
+        chunks.push(partial.add({ after_ms, data: event }));
         // Kept at [DONE]: a reader stops there, and this generator may never be resumed.
         if (data === '[DONE]') keep();
         yield data;

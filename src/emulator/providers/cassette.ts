@@ -9,6 +9,7 @@ import { teeEvents } from './cassette-stream.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { inOrder, matchKey, takesByRequest, writeCassetteFile, type Endpoint, type Take } from './cassette-folder.js';
 import { partialFor, partialLeftovers, scrubbed } from './cassette-partial.js';
+import { keyTexts } from './key-scrub.js';
 
 export type { Cassette } from './cassette-format.js';
 export { CassetteFileError, lastTakes, ssePayloadsOf } from './cassette-folder.js';
@@ -18,7 +19,9 @@ type Body = Record<string, unknown>;
 /** `record`: every exchange kept; `replay`: answers from cassettes only; `replay-record`: the missing ones asked and kept. */
 export type { CassetteMode } from './cassette-format.js';
 
-type Live = ProviderAdapter & { url?: string; embeddingsUrl?: string; responsesUrl?: string; speechUrl?: string; secret?: string; keyEnv?: string };
+type Live = ProviderAdapter & { url?: string; embeddingsUrl?: string; responsesUrl?: string; speechUrl?: string; secret?: string; keyEnv?: string; keyTexts?: string[] };
+/** The keys a live provider's cassettes are kept without (keyTexts): every configured provider's, in each form. */
+const formsOf = (live: Live) => live.keyTexts ?? keyTexts([live.secret]);
 
 /** A folder of cassettes: loaded once, grown as exchanges are recorded. */
 export class CassetteDeck {
@@ -172,7 +175,7 @@ export class CassetteDeck {
     const { cassette, save, file } = this.blank(live, req, key, 'speech', reply, started);
     return teeAudio(reply, cassette, started, save, this.partialOf(live, file, cassette, 'audio'), req.signal);
   }
-  private partialOf = (live: Live, file: string, c: Cassette, field: 'chunks' | 'audio') => partialFor(this.dir, file, c, field, (t) => scrubbed(live.secret, t), (end) => (this.writes = this.writes.then(end)));
+  private partialOf = (live: Live, file: string, c: Cassette, field: 'chunks' | 'audio') => partialFor(this.dir, file, c, field, (t) => scrubbed(formsOf(live), t), (end) => (this.writes = this.writes.then(end)));
 
   private async chat(live: Live, req: UpstreamChat, endpoint: Endpoint): Promise<UpstreamReply> {
     const key = matchKey(live.name, req.body, endpoint);
@@ -211,7 +214,7 @@ export class CassetteDeck {
     };
     const file = `${live.name}-${String(req.body.model).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60)}-${key.slice(0, 12)}${take > 1 ? `-${take}` : ''}.json`;
     const save = () => {
-      this.write(join(this.dir, file), scrubbed(live.secret, `${JSON.stringify(cassette, null, 2)}\n`));
+      this.write(join(this.dir, file), scrubbed(formsOf(live), `${JSON.stringify(cassette, null, 2)}\n`));
       this.written.add(file);
       // Failures held until an answer came are this request's earlier takes, written after it: the
       // first takes the older take 1's file, so a run killed between would leave it alone in place of
@@ -259,6 +262,6 @@ export class CassetteDeck {
       save();
       return reply;
     }
-    return teeEvents(reply, cassette, started, save, this.partialOf(live, file, cassette, 'chunks'), req.signal);
+    return teeEvents(reply, cassette, started, save, this.partialOf(live, file, cassette, 'chunks'), req.signal, formsOf(live));
   }
 }

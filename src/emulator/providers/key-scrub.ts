@@ -7,6 +7,8 @@ const MASK = Buffer.from(KEY_MASK);
  * a key split between two network reads too. A read is searched for each key's bytes (Buffer.indexOf);
  * only when it ends with the start of a key are those last bytes held back for the next read (or the
  * end). A stream's event ends with a blank line, which no key holds: a whole event is never held back.
+ * `keys` are keyBytes(): each key in each form it is written back in (keyForms), each a search of each
+ * read (Buffer.indexOf, O(read)); a key split between the text of two events is text-scrub.ts's.
  */
 export class KeyScrub {
   private held: Buffer | undefined;
@@ -83,7 +85,33 @@ export function hiddenKey(key: string | undefined): key is string {
   return !!key && key.length >= 8 && (key.length >= 20 || /[0-9]/.test(key));
 }
 
-/** The provider keys to hide, as bytes (hiddenKey), the longest first (a key that begins another, hidden first, would leave the other's rest shown). */
+/** The provider keys to hide, as bytes (hiddenKey, in every form keyForms names), the longest first (a key that begins another, hidden first, would leave the other's rest shown). */
 export function keyBytes(keys: readonly (string | undefined)[]): Buffer[] {
-  return [...new Set(keys.filter(hiddenKey))].sort((a, b) => b.length - a.length).map((k) => Buffer.from(k));
+  return keyTexts(keys).map((k) => Buffer.from(k));
+}
+
+/** keyBytes() as text: each key hidden (hiddenKey) in each of its forms, once, the longest first. */
+export function keyTexts(keys: readonly (string | undefined)[]): string[] {
+  return [...new Set(keys.filter(hiddenKey).flatMap(keyForms))].sort((a, b) => b.length - a.length);
+}
+
+/** The shortest run of base64 characters taken as a key's (72 bits: no chance match in a megabyte of base64). */
+const BASE64_RUN = 12;
+
+/**
+ * The forms a key is found in where an upstream writes it back (docs/keys.md): as it is; percent-encoded
+ * (a URL, a form), with upper and lower case hex; JSON-escaped; and base64 (standard and URL-safe) at
+ * each of the three alignments it can take in a longer text, which covers `Basic base64(user:KEY)`,
+ * `base64("Bearer KEY")` and the key alone: for each, the run of base64 characters made of the key's
+ * bits only (the characters at its ends also hold the bytes beside it, unknown here, and stay shown).
+ */
+export function keyForms(key: string): string[] {
+  const forms = [key, encodeURIComponent(key), encodeURIComponent(key).replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()), JSON.stringify(key).slice(1, -1), JSON.stringify(key).slice(1, -1).replaceAll('/', '\\/')];
+  const bytes = Buffer.from(key);
+  for (const pad of [0, 1, 2]) {
+    const text = Buffer.concat([Buffer.alloc(pad), bytes]).toString('base64');
+    const run = text.slice([0, 2, 3][pad], Math.floor(((pad + bytes.length) * 8) / 6));
+    if (run.length >= BASE64_RUN) forms.push(run, run.replaceAll('+', '-').replaceAll('/', '_'));
+  }
+  return [...new Set(forms)];
 }

@@ -7,7 +7,7 @@ import { ProviderFailure, passesOver, type AudioReply, type EndRule, type Provid
 import { firstWords } from '../../internal/first-words.js';
 import { KEEP_ALIVE } from '../../internal/keep-alive.js';
 import { OriginPools } from './origin-pools.js';
-import { bytesOf, keyBytes } from './key-scrub.js';
+import { bytesOf, keyTexts } from './key-scrub.js';
 import { AnswerRelay } from './answer-relay.js';
 import { cutText } from '../../internal/first-words.js';
 
@@ -79,6 +79,8 @@ export class OpenAICompatible implements ProviderAdapter {
   private readonly agent: OriginPools;
   /** The provider keys hidden in what chat, embeddings and Responses answer (answer-relay.ts), and their bytes' table. */
   private readonly keys: Buffer[];
+  /** Those keys as text, in each form (keyTexts): a cassette of this provider is kept without them. */
+  readonly keyTexts: string[];
   private readonly inKeys: Uint8Array;
   /** Each URL posted to, as undici is given it; and the headers of a stream's call and of a whole answer's: made once, not per request. */
   private readonly targets = new Map<string, { origin: string; path: string }>();
@@ -94,7 +96,8 @@ export class OpenAICompatible implements ProviderAdapter {
     this.name = config.name;
     this.keyHint = keyHint(config);
     this.agent = new OriginPools({ ...KEEP_ALIVE, headersTimeout: config.timeoutMs, bodyTimeout: config.timeoutMs, connectTimeout: config.timeoutMs });
-    this.keys = keyBytes(keys);
+    this.keyTexts = keyTexts(keys);
+    this.keys = this.keyTexts.map((k) => Buffer.from(k));
     this.inKeys = bytesOf(this.keys);
     if (config.responses) this.responses = (req) => this.post(this.responsesUrl, req, RESPONSE_END);
     const headers = (accept: string): Record<string, string> => ({ 'content-type': 'application/json', accept, 'accept-encoding': 'identity', ...(config.apiKey && { authorization: `Bearer ${config.apiKey}` }) });

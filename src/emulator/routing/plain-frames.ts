@@ -110,6 +110,8 @@ export class PlainFrames {
   private tailToBytes: Buffer | undefined;
 
   private readonly relabel: (data: string) => string | undefined;
+  /** Whether a plain chunk's content may go out as it came (text-scrub.ts); a chunk whose content may not is parsed. */
+  clean: ((content: string) => boolean) | undefined;
 
   /** `first`: the stream's first chunk, parsed; `id`: the caller's id for every chunk. */
   constructor(first: Body, c: Candidate, id: string) {
@@ -135,6 +137,7 @@ export class PlainFrames {
       const end = stringEnd(data, head.length);
       if (end >= 0 && data.length - end === this.tail.length && data.endsWith(this.tail)) {
         this.content = stringText(data, head.length, end);
+        if (this.clean && !this.clean(this.content)) return false;
         add(this.headTo);
         add(data.slice(head.length, end));
         add(this.tailTo);
@@ -144,6 +147,7 @@ export class PlainFrames {
     const plain = this.relabel(data);
     if (plain === undefined) return false;
     this.content = contentOf(data);
+    if (this.clean && !this.clean(this.content)) return false;
     this.learn(data, plain);
     add('data: ');
     add(plain);
@@ -165,6 +169,7 @@ export class PlainFrames {
     const from = start + this.headBytes!.length;
     const raw = piece.toString('utf8', from, quote);
     this.content = stringText(raw, 0, -1);
+    if (this.clean && !this.clean(this.content)) return false;
     const headTo = this.headToBytes!;
     const tailTo = this.tailToBytes!;
     out.addBytes(headTo, 0, headTo.length);

@@ -16,6 +16,7 @@ import { pumpEvents } from './event-pump.js';
 import { serviceReasoning } from './answer-shape.js';
 import { genId } from '../resources/chat.js';
 import { cutText } from '../../internal/first-words.js';
+import { heldChoices, scrubChatChunk, type TextScrub } from '../providers/text-scrub.js';
 
 type Body = Record<string, unknown>;
 type StreamReply = Extract<UpstreamReply, { kind: 'stream' }>;
@@ -29,6 +30,8 @@ export interface RelayOptions {
   hide?: (text: string) => string;
   /** The request's prompt tokens as estimated, for a caller who hangs up before the upstream's usage came. */
   promptTokens?: () => number;
+  /** Provider keys hidden across events (text-scrub.ts): none looked for when undefined. */
+  scrub?: TextScrub;
 }
 
 /**
@@ -144,6 +147,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   /** Adds a parsed chunk's frame, relabelled; its usage priced, its end kept. */
   const frame = (chunk: Body, data: string): void => {
     last = chunk;
+    if (scrub) scrubChatChunk(scrub, chunk);
     if (chunk.model !== undefined) chunk.model = c.model.id;
     chunk.id = id;
     chunk.provider = c.slug;
@@ -165,6 +169,9 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     out.add('\n\n');
   };
   const out = new Outgoing(': ROUTER PROCESSING\n\n', tokens);
+  const scrub = opts.scrub;
+  // Plain chunks go out as they came only when their content is clean: else parsed, and framed with the scrub's text.
+  if (scrub) plainFrames!.clean = (content) => scrub.clean(content);
   const upstreamId = held[0]!.id;
   held.forEach((chunk, i) => frame(chunk, heldTexts[i]!));
   let broken: string | undefined;
@@ -214,6 +221,8 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     res.end(out.rest());
     return outcome;
   }
+  const rest = scrub && heldChoices(scrub);
+  if (rest) out.add(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: last.created, model: c.model.id, provider: c.slug, choices: rest })}\n\n`);
   if (!usage) {
     ({ usage, cost } = countedUsage(c, opts.promptTokens?.() ?? 0, tokens.written(), false, given));
     out.add(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: last.created, model: c.model.id, provider: c.slug, choices: [], usage })}\n\n`);

@@ -1,3 +1,4 @@
+import { scrubResponsesEvent, type TextScrub } from '../providers/text-scrub.js';
 import type { Ctx } from '../http/http.js';
 import { openEventStream } from '../state/billing.js';
 import { ProviderFailure, type QueuedEvents, type UpstreamReply } from '../providers/types.js';
@@ -50,6 +51,8 @@ export interface ResponsesRelay {
   metadata?: () => Record<string, unknown>;
   /** The caller's request, whose own end user the responses echo. */
   asked?: Body;
+  /** Provider keys hidden across delta events (text-scrub.ts): none looked for when undefined. */
+  scrub?: TextScrub;
 }
 
 export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate, opts: ResponsesRelay = {}): Promise<RelayOutcome> {
@@ -98,6 +101,9 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
   let upstreamId: unknown;
   charge?.onHangUp(() => (ended ? 0 : owedOnHangUp(c, tokens, promptTokens, () => (final ? cost : undefined))));
   const frame = (event: Body): string => {
+    // Text held back by the scrub goes out before any event that is not its stream's next delta.
+    const before = opts.scrub && scrubResponsesEvent(opts.scrub, event);
+    if (before) return before.map((e) => (tokens.add(e.delta as string), `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`)).join('') + frame(event);
     last = event;
     if (event.response && typeof event.response === 'object') {
       lastResponse = event.response as Body;
