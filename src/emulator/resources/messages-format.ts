@@ -16,10 +16,13 @@ const isObject = (v: unknown): v is Body => !!v && typeof v === 'object' && !Arr
 /** A messages request as the chat request it means; throws HttpError(400) where it breaks the format's rules. */
 export function chatBodyOf(body: Body): Body {
   if (!Array.isArray(body.messages) || body.messages.length === 0) bad('messages must be a non-empty array');
-  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) bad('max_tokens is required (an integer >= 1)');
+  // The OpenAPI's MessagesRequest requires model and messages only: a max_tokens left out is the model's own limit.
+  const max = body.max_tokens;
+  if (max !== undefined && max !== null && (typeof max !== 'number' || !Number.isInteger(max) || max < 1)) bad('max_tokens must be an integer >= 1');
   const chat: Body = Object.fromEntries(SHARED.filter((k) => body[k] !== undefined).map((k) => [k, body[k]]));
-  chat.max_tokens = body.max_tokens;
-  if (body.stop_sequences !== undefined) chat.stop = body.stop_sequences;
+  if (typeof max === 'number') chat.max_tokens = max;
+  const stops = body.stop_sequences;
+  if (stops !== undefined && stops !== null) chat.stop = stopSequences(stops);
   const user = isObject(body.metadata) ? body.metadata.user_id : undefined;
   if (typeof user === 'string' && chat.user === undefined) chat.user = user;
   const system = systemText(body.system);
@@ -31,6 +34,12 @@ export function chatBodyOf(body: Body): Body {
   const reasoning = chatReasoning(body.thinking);
   if (reasoning) chat.reasoning = reasoning;
   return chat;
+}
+
+/** A request's stop_sequences as chat's stop, refused in its own name (chat runs at most 4, as its `stop`). */
+function stopSequences(stops: unknown): string[] {
+  if (!Array.isArray(stops) || stops.some((s) => typeof s !== 'string')) return bad('stop_sequences must be an array of strings');
+  return stops.length > 4 ? bad('stop_sequences may hold at most 4 sequences') : (stops as string[]);
 }
 
 function systemText(system: unknown): string | undefined {

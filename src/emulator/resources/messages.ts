@@ -8,6 +8,7 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Ctx } from '../http/http.js';
 import { defineRoutes } from '../http/routes.js';
 import type { ChatGateway } from '../providers/types.js';
+import { bad } from '../http/validate.js';
 import { handleChat } from './chat.js';
 import { chatBodyOf, messageOf } from './messages-format.js';
 import { MessagesStream } from './messages-stream.js';
@@ -82,7 +83,10 @@ export function shapeMessages(ctx: Ctx): void {
 }
 
 async function handleMessages(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
-  const chat = chatBodyOf(await ctx.json());
+  const body = await ctx.json();
+  // The OpenAPI's MessagesRequest requires a model (chat's request may leave it to the default; this one may not).
+  if (typeof body.model !== 'string' || !body.model) bad('model is required (a string)');
+  const chat = chatBodyOf(body);
   answered.add(ctx.res);
   return handleChat(ctx, gateway, chat);
 }

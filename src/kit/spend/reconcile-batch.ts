@@ -97,12 +97,17 @@ export async function endedBatchHolds(o: SettleHoldsOptions, report: HeldReport)
     } catch {
       continue;
     }
-    if (rec.profile !== o.profile || typeof rec.batch_id !== 'string' || typeof rec.ended_at !== 'string' || typeof rec.usd !== 'number') continue;
+    if (typeof rec.batch_id !== 'string' || typeof rec.ended_at !== 'string' || typeof rec.usd !== 'number') continue;
     if (typeof rec.api_root === 'string' && !sameRoot(rec.api_root, o.apiRoot)) continue;
+    // Another profile's hold of a key it names is settled with this profile's of that key (one key's spend, split once);
+    // what becomes of it otherwise is said by that profile's run.
+    const own = rec.profile === o.profile;
+    if (!own && (typeof rec.profile !== 'string' || typeof rec.key_hash !== 'string' || typeof rec.sent_after !== 'string')) continue;
+    const profile = rec.profile as string;
     const id = rec.batch_id;
     const end = Date.parse(rec.ended_at);
     if (o.now - end < SETTLE_HELD_AFTER_MS) {
-      report.waiting.push(id);
+      if (own) report.waiting.push(id);
       continue;
     }
     // Made by an older router, or found by a rerun: the service says when the batch was made, and the profile's key is the one.
@@ -112,13 +117,13 @@ export async function endedBatchHolds(o: SettleHoldsOptions, report: HeldReport)
       continue;
     }
     if (!(by.start <= end)) {
-      report.unsettled.push({ id, why: `its hold names no time it was sent before it ended: held ${heldUntil(rec)}` });
+      if (own) report.unsettled.push({ id, why: `its hold names no time it was sent before it ended: held ${heldUntil(rec)}` });
       continue;
     }
     const not = await o.ask.whyNot(by.hash);
     if (not === 'stop') break;
     if (not) {
-      report.unsettled.push({ id, why: `${not}: held ${heldUntil(rec)}` });
+      if (own) report.unsettled.push({ id, why: `${not}: held ${heldUntil(rec)}` });
       continue;
     }
     const model = typeof rec.model === 'string' ? rec.model : undefined;
@@ -130,7 +135,7 @@ export async function endedBatchHolds(o: SettleHoldsOptions, report: HeldReport)
       completed: typeof rec.completed === 'number' ? rec.completed : 1,
       report,
       settle: (charged, u) => {
-        const problem = appendUsage(o.env, { time: rec.ended_at as string, profile: o.profile, command: 'usage --reconcile', endpoint: '/v1/batches', ...(model ? { model } : {}), batch_id: id, cost: charged, api_root: rootKey(o.apiRoot), key_hash: by.hash, ...spanOf(u) });
+        const problem = appendUsage(o.env, { time: rec.ended_at as string, profile, command: 'usage --reconcile', endpoint: '/v1/batches', ...(model ? { model } : {}), batch_id: id, cost: charged, api_root: rootKey(o.apiRoot), key_hash: by.hash, ...spanOf(u) });
         if (problem) throw Object.assign(new Error(problem), { ledger: true });
         return { time: rec.ended_at as string, model };
       },

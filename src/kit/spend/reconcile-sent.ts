@@ -48,8 +48,12 @@ export async function lostSendHolds(o: SettleHoldsOptions, report: HeldReport): 
     } catch {
       continue;
     }
-    if (rec.profile !== o.profile || typeof rec.usd !== 'number' || !(rec.usd > 0)) continue;
+    if (typeof rec.usd !== 'number' || !(rec.usd > 0)) continue;
     if (typeof rec.api_root === 'string' && !sameRoot(rec.api_root, o.apiRoot)) continue;
+    // Another profile's kept send of a key it names is settled with this profile's of that key (reconcile-batch.ts says why).
+    const own = rec.profile === o.profile;
+    if (!own && (typeof rec.profile !== 'string' || typeof rec.key_hash !== 'string')) continue;
+    const profile = rec.profile as string;
     // Its record still says unanswered: a rerun, or a command that sees its batch, may still join it. Settled all the same, its
     // hold kept at 0 naming the settling, which a join takes back (sent-create.ts unsettleSend()): never counted twice.
     const joinable = unheardSend(rec.sent) !== undefined;
@@ -57,20 +61,20 @@ export async function lostSendHolds(o: SettleHoldsOptions, report: HeldReport): 
     const start = Date.parse(typeof rec.sent?.sent_at === 'string' ? rec.sent.sent_at : '');
     const hash = typeof rec.key_hash === 'string' ? rec.key_hash : o.keyHash;
     if (!hash || Number.isNaN(start)) {
-      report.unsettled.push({ id, why: `its hold names no ${hash ? '' : 'key or no '}time it was sent (made by an older router): held ${heldUntil(rec)}` });
+      if (own) report.unsettled.push({ id, why: `its hold names no ${hash ? '' : 'key or no '}time it was sent (made by an older router): held ${heldUntil(rec)}` });
       continue;
     }
     // The window of a batch it may have made: from the send (the two clocks apart) to 24 hours after that batch's making.
     const w = { start: start - SKEW_MS - CLOCK_MARGIN_MS, end: start + BATCH_WINDOW_MS + SKEW_MS + CLOCK_MARGIN_MS };
     // Until then, and the hour the service takes to count it after, money may still be charged.
     if (o.now - w.end < SETTLE_HELD_AFTER_MS) {
-      report.waiting.push(id);
+      if (own) report.waiting.push(id);
       continue;
     }
     const not = await o.ask.whyNot(hash);
     if (not === 'stop') break;
     if (not) {
-      report.unsettled.push({ id, why: `${not}: held ${heldUntil(rec)}` });
+      if (own) report.unsettled.push({ id, why: `${not}: held ${heldUntil(rec)}` });
       continue;
     }
     const model = typeof rec.model === 'string' ? rec.model : undefined;
@@ -85,7 +89,7 @@ export async function lostSendHolds(o: SettleHoldsOptions, report: HeldReport): 
       settle: (charged, u) => {
         // At the window's end: the latest a batch it made could have been charged.
         const time = new Date(start + BATCH_WINDOW_MS).toISOString();
-        const problem = appendUsage(o.env, { time, profile: o.profile, command: 'usage --reconcile', endpoint: '/v1/batches', ...(model ? { model } : {}), ...(joinable ? { id } : {}), cost: charged, api_root: rootKey(o.apiRoot), key_hash: hash, ...spanOf(u) });
+        const problem = appendUsage(o.env, { time, profile, command: 'usage --reconcile', endpoint: '/v1/batches', ...(model ? { model } : {}), ...(joinable ? { id } : {}), cost: charged, api_root: rootKey(o.apiRoot), key_hash: hash, ...spanOf(u) });
         if (problem) throw Object.assign(new Error(problem), { ledger: true });
         if (!joinable) rmSync(path, { force: true });
         else {
