@@ -120,6 +120,20 @@ describe('embedding collections', () => {
     expect(lines((await t.run(['similar', 'docs', '--id', 'd/a.md'], { env })).stdout).map((h) => h.id)).toEqual(['d/sub/b.md']);
   });
 
+  it('a CSV/TSV whose first row reads as an item, not a header, is said on stderr piped; a header naming the id is not', async () => {
+    const env = fresh();
+    const headless = join(t.dir, 'headless.csv');
+    writeFileSync(headless, 'a,hello there\nb,goodbye\n');
+    const r = await t.run(['embed-multi', 'headless', headless, '--model', 'local/embed'], { env });
+    expect(r).toMatchObject({ code: 0, stdout: '' });
+    expect(r.stderr).toBe(`note: ${headless}: its first row ("a", "hello there") is read as the header, not as an item; a file without a header row loses it (start the file with one, e.g. id,content)\n`);
+    for (const [file, text] of [['named.tsv', 'doc_id\ttext\nb\tgoodbye\n'], ['named.csv', 'ID,content\nb,goodbye\n'], ['named2.csv', 'name,text\nb,goodbye\n']] as const) {
+      const path = join(t.dir, file);
+      writeFileSync(path, text);
+      expect(await t.run(['embed-multi', 'named', path, '--model', 'local/embed'], { env }), file).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    }
+  });
+
   it('costs go through --max-cost and the budgets: a refusal before anything is sent, usage in the ledger', async () => {
     const env = fresh();
     const file = join(t.dir, 'spend.jsonl');

@@ -78,6 +78,17 @@ describe('--mcp over stdio', () => {
     expect(r.stdout).toBe('From the tool results: list_directory answered: [FILE] note.txt\n');
   });
 
+  it('server-filesystem: its first tool called with the path alone, no optional argument invented', async () => {
+    const files = join(dir, 'plain-files');
+    mkdirSync(files, { recursive: true });
+    writeFileSync(join(files, 'plan.txt'), 'secret plan\n');
+    // The prompt names no tool: the first, read_file, whose optional head and tail exclude each other (both filled, every call failed).
+    const read = await run(['chat', '--model', 'local/tools', '--mcp', node(FILESYSTEM, files), join(files, 'plan.txt')]);
+    expect(read).toMatchObject({ code: 0, stdout: 'From the tool results: read_file answered: secret plan\n', stderr: '' });
+    const call = lastBody('/chat/completions').messages.find((m: { tool_calls?: unknown }) => m.tool_calls).tool_calls[0];
+    expect(JSON.parse(call.function.arguments)).toEqual({ path: join(files, 'plan.txt') });
+  });
+
   it('names two servers share are prefixed by the server', async () => {
     const r = await run(['chat', '--dry-run', '--model', 'local/tools', '--mcp', node(EVERYTHING, 'stdio'), '--mcp', node(FIXTURE, 'env'), '--mcp', node(FIXTURE, 'env', join(dir, 'second')), 'hi']);
     expect(r.code).toBe(0);

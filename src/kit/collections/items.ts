@@ -18,12 +18,22 @@ export function formatOf(file: string): ItemsFormat | undefined {
   return ext === 'ndjson' ? 'jsonl' : (ext as ItemsFormat | undefined);
 }
 
-/** The items of a file's text (`source` names it in errors; `collection` is the one they are for). */
-export function itemsFromText(text: string, format: ItemsFormat, source: string, collection: string): EmbedItem[] {
+/** A first column's name as a header names an id; any other first row may be an item the file starts with. */
+const ID_HEADER = /^(?:id|key|name|slug|uuid|guid|path|file(?:name)?|url|uri|sku|code|[a-z]*[ _-]?(?:id|key|name))$/i;
+
+/**
+ * The items of a file's text (`source` names it in errors; `collection` is the one they are for).
+ * `onNote` hears of a CSV/TSV first row taken as the header that reads like an item (a file without one).
+ */
+export function itemsFromText(text: string, format: ItemsFormat, source: string, collection: string, onNote?: (text: string) => void): EmbedItem[] {
   const fail = (where: string, why: string) => new CollectionError('invalid_items', collection, `${source}${where}: ${why}`);
   if (format === 'csv' || format === 'tsv') {
     const [header, ...rows] = parseDelimited(text, format === 'csv' ? ',' : '\t').filter((r) => r.some((c) => c.trim()));
     if (!header || header.length < 2) throw fail('', 'needs a header row of at least two columns: the id, then the content');
+    if (!ID_HEADER.test(header[0]!.trim())) {
+      const shown = header.map((c) => JSON.stringify(c.length > 30 ? `${c.slice(0, 30)}…` : c)).join(', ');
+      onNote?.(`${source}: its first row (${shown}) is read as the header, not as an item; a file without a header row loses it (start the file with one, e.g. id,content)`);
+    }
     return rows.map((r, i) => {
       const item = { id: r[0] ?? '', content: r.slice(1).filter((c) => c).join(' ') };
       if (!item.id.trim()) throw fail(` row ${i + 2}`, 'the id (the first column) is blank');

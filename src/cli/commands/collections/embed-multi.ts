@@ -61,7 +61,7 @@ export const embedMulti = defineCommand({
       const format: ItemsFormat | undefined = opts.format ?? (source === '-' ? 'jsonl' : formatOf(source));
       if (!format) throw usage(`cannot tell the format of ${source} by its name: give --format (${FORMATS.join(', ')})`);
       const text = await readTextFile('FILE', source, io);
-      items = itemsFromText(text, format, source === '-' ? 'stdin' : source, collection.name).map((i) => (opts.prefix ? { ...i, id: opts.prefix + i.id } : i));
+      items = itemsFromText(text, format, source === '-' ? 'stdin' : source, collection.name, (n) => io.note(`note: ${n}`)).map((i) => (opts.prefix ? { ...i, id: opts.prefix + i.id } : i));
       if (!items.length) throw usage(`${source === '-' ? 'stdin' : source} holds no items: nothing to embed`);
     }
     const plan = planEmbeds(collection, items, { model: await modelFor(ctx, collection), dimensions: opts.dimensions, store: !!opts.store });
