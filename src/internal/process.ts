@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 
 /**
  * True while a process with this id runs (or exists but is not ours to signal). A zombie (it
@@ -47,4 +47,16 @@ export function sameProcessAlive(pid: number, start: string | undefined): boolea
   if (!processAlive(pid)) return false;
   const now = start === undefined ? undefined : processStart(pid);
   return now === undefined || now === start;
+}
+
+/**
+ * The pid namespace of a process (Linux: the inode /proc/PID/ns/pid names), to tell a process of another
+ * namespace (another container on this machine) given the same id and start; undefined where it cannot be read.
+ */
+export function pidNamespace(pid: number | 'self' = 'self'): string | undefined {
+  try {
+    return /\[(\d+)\]/.exec(readlinkSync(`/proc/${pid}/ns/pid`))?.[1];
+  } catch {
+    return undefined;
+  }
 }

@@ -71,7 +71,7 @@ describe('fallback at run time over Prism serving the official OpenAPI', () => {
     expect(got.status, got.text).toBe(200);
     const answer = JSON.parse(got.text) as { provider: string; router_metadata: { summary: string } };
     expect(answer.provider).toBe('prism');
-    expect(answer.router_metadata.summary).toMatch(/^chat: test\/gpt4 -> test\/gpt4 via prism \(attempt 3\); passed over: limited \(limited: HTTP 429 .*Rate limit exceeded.*\), stalled \(stalled: no answer within first_event_timeout_ms \(1500 ms\)\)$/);
+    expect(answer.router_metadata.summary).toMatch(/^chat: test\/gpt4 -> test\/gpt4 via prism \(attempt 3\); failed: limited \(limited: HTTP 429 .*Rate limit exceeded.*\), stalled \(stalled: no answer within first_event_timeout_ms \(1500 ms\)\)$/);
   }, 30_000);
 
   // Prism cannot stream (a stream asked is its 500 "Cannot serialise complex objects as text"): each provider named with its own words.

@@ -24,7 +24,7 @@ describe('a gateway killed -9 while it records a stream', () => {
     const reader = res.body!.getReader();
     let relayed = '';
     while (payloads(relayed).length < 2) relayed += new TextDecoder().decode((await reader.read()).value);
-    const partialFile = () => readdirSync(cassettes).find((f) => /\.json\.\d+@\d+\.partial$/.test(f));
+    const partialFile = () => readdirSync(cassettes).find((f) => /\.json\.\d+@\d+~\d+\.partial$/.test(f));
     // Written as it comes: the head and the events relayed so far (before: nothing until the stream's end).
     await vi.waitFor(() => expect(readFileSync(join(cassettes, partialFile() ?? 'none'), 'utf8').split('\n').length).toBeGreaterThan(2), SETTLE);
     recording.g.child.kill('SIGKILL');
@@ -55,7 +55,7 @@ describe('a gateway killed -9 while it records a stream', () => {
     const again = await ask(filling.g);
     expect(again.status).toBe(200);
     expect(payloads(await again.text()).at(-1)).toBe('[DONE]');
-    expect(filling.stderr()).toMatch(/record: .*\.json\.\d+@\d+\.partial was a partial recording \(its gateway was stopped mid-stream\): removed, to be recorded again/);
+    expect(filling.stderr()).toMatch(/record: .*\.json\.\d+@\d+~\d+\.partial was a partial recording \(its gateway was stopped mid-stream\): removed, to be recorded again/);
     filling.g.child.kill('SIGTERM');
     await filling.g.exited;
     const files = readdirSync(cassettes);
@@ -94,7 +94,7 @@ describe('a gateway killed -9 while it records a stream', () => {
       const reader = res.body!.getReader();
       let heard = 0;
       while (heard < 4096) heard += (await reader.read()).value!.length;
-      const partialFile = () => readdirSync(speechDir).find((f) => /\.json\.\d+@\d+\.partial$/.test(f));
+      const partialFile = () => readdirSync(speechDir).find((f) => /\.json\.\d+@\d+~\d+\.partial$/.test(f));
       // The head and both pieces on disk while the answer is still under way (before: no file until its end).
       const onDisk = () => readFileSync(join(speechDir, partialFile() ?? 'none'), 'utf8').trimEnd().split('\n').slice(1).reduce((n, l) => n + Buffer.from((JSON.parse(l) as { base64: string }).base64, 'base64').length, 0);
       await vi.waitFor(() => expect(onDisk()).toBe(4096), SETTLE);

@@ -63,7 +63,7 @@ describe('a failed gateway request asked with --router-metadata', () => {
   it('names an id of the list that names no model, and the fallback that answered, for embeddings', async () => {
     const r = await router('embed', 'hi', '-m', 'nosuch/model', '--models', 'test/e,test/good', '--dimensions', '2', '--router-metadata');
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain('router: attempts: nosuch/model via none (400), test/e via dead (502), test/e via refused (401), test/good via up (200)\n');
+    expect(r.stderr).toContain('router: attempts: test/e via dead (502), test/e via refused (401), test/good via up (200)\nrouter: passed over, not asked: nosuch/model via none (400)\n');
     const answer = JSON.parse(r.stdout) as { model: string; provider: string; data: unknown[] };
     expect([answer.model, answer.provider, answer.data.length]).toEqual(['test/good', 'up', 1]);
   });
@@ -79,10 +79,8 @@ describe('embeddings through the gateway walk model, then models', () => {
     const got = await embed({ model: 'nosuch/model', models: ['test/good'] });
     expect(got.status, JSON.stringify(got.body)).toBe(200);
     expect([got.body.model, got.body.provider]).toEqual(['test/good', 'up']);
-    expect(got.body.router_metadata.attempts).toEqual([
-      { provider: 'none', model: 'nosuch/model', error: 'nosuch/model is not a valid model ID', ok: false },
-      { provider: 'up', model: 'test/good', ok: true },
-    ]);
+    expect(got.body.router_metadata.attempts).toEqual([{ provider: 'up', model: 'test/good', ok: true }]);
+    expect(got.body.router_metadata.passed_over).toEqual([{ provider: 'none', model: 'nosuch/model', reason: 'nosuch/model is not a valid model ID', status: 400 }]);
   });
 
   it('to a fake embedding model after upstreams that failed (before: a 502 naming it not a valid model ID)', async () => {

@@ -99,7 +99,7 @@ describe('Responses fall back at run time', () => {
       expect([final.model, final.status, final.output_text]).toEqual(['local/echo', 'completed', direct.output_text]);
       const meta = final.router_metadata as Meta;
       expect([meta.attempt, meta.strategy, tried(meta)]).toEqual([5, 'fallback', [...passedOver, 'local-alpha']]);
-      expect(meta.summary).toMatch(/^responses: test\/resp -> local\/echo via local-alpha \(attempt 5\); passed over: dead /);
+      expect(meta.summary).toMatch(/^responses: test\/resp -> local\/echo via local-alpha \(attempt 5\); failed: dead /);
       expect(final.usage.cost).toBeCloseTo(direct.usage.cost, 10);
       expect(before - balance()).toBeCloseTo(direct.usage.cost, 10);
       if (stream) {
@@ -127,7 +127,8 @@ describe('Responses fall back at run time', () => {
         expect(res.status).toBe(502);
         const answer = (await res.json()) as any;
         expect(answer.error.message).toMatch(/^All providers .*: five: HTTP 503 .*; passed over, no provider asked: local\/(echo|tts) is not a valid model ID$/);
-        expect(tried(answer.router_metadata)).toEqual(['five x', 'none x']);
+        expect(tried(answer.router_metadata)).toEqual(['five x']);
+        expect(answer.router_metadata.passed_over).toEqual([{ provider: 'none', model: body.models[0], reason: `${body.models[0]} is not a valid model ID`, status: 400 }]);
       }
     } finally {
       await off.close();

@@ -74,7 +74,7 @@ describe('first_event_timeout_ms', () => {
     const whole = await client.chat.completions.create(ask, { headers: { 'x-router-metadata': 'enabled' } });
     expect(whole.choices[0]!.message.content!.split(' ')).toHaveLength(12);
     const summary = (whole as unknown as { router_metadata: { summary: string } }).router_metadata.summary;
-    expect(summary).toContain('via good (attempt 2); passed over: pinger (pinger: no answer within first_event_timeout_ms (300 ms)');
+    expect(summary).toContain('via good (attempt 2); failed: pinger (pinger: no answer within first_event_timeout_ms (300 ms)');
     const stream = await client.chat.completions.create({ ...ask, stream: true });
     let text = '';
     for await (const c of stream) text += c.choices[0]?.delta.content ?? '';
@@ -97,7 +97,7 @@ describe('first_event_timeout_ms', () => {
     // Before: the role chunk stopped the timer, and the gateway waited on the pings until timeout_ms.
     const { text, summary } = await streamed('test/r');
     expect(text.split(' ')).toHaveLength(12);
-    expect(summary).toContain('via good (attempt 2); passed over: roler (roler: no answer within first_event_timeout_ms (300 ms)');
+    expect(summary).toContain('via good (attempt 2); failed: roler (roler: no answer within first_event_timeout_ms (300 ms)');
   });
 
   it('passes over one whose role chunk carries an empty tool_calls list: the caller never sees that provider', async () => {
@@ -105,7 +105,7 @@ describe('first_event_timeout_ms', () => {
     // timer, which does not, still ran: 300 ms later the caller got an error chunk mid-stream.
     const { text, summary } = await streamed('test/e');
     expect(text.split(' ')).toHaveLength(12);
-    expect(summary).toContain('via good (attempt 2); passed over: roler (roler: no answer within first_event_timeout_ms (300 ms)');
+    expect(summary).toContain('via good (attempt 2); failed: roler (roler: no answer within first_event_timeout_ms (300 ms)');
   });
 
   it('is a whole number of milliseconds, and unset means no such bound', () => {

@@ -62,22 +62,23 @@ async function chat(body: Record<string, unknown>): Promise<{ status: number; js
   return { status: res.status, events };
 }
 
-/** Who answered, and the attempts router_metadata names, of a whole answer or a stream's chunks. */
+/** Who answered, the providers asked (router_metadata's attempts) and those passed over unasked, of a whole answer or a stream's chunks. */
 function routed(r: { json?: any; events?: any[] }) {
   const meta = r.json?.router_metadata ?? r.events?.find((e) => e.router_metadata)?.router_metadata;
-  return { provider: r.json?.provider ?? r.events?.[0]?.provider, attempts: meta?.attempts };
+  return { provider: r.json?.provider ?? r.events?.[0]?.provider, attempts: meta?.attempts, passedOver: meta?.passed_over };
 }
 
-const toolsPassedOver = { provider: 'alpha', model: 'test/m', error: 'alpha: test/m does not take tools (provider.require_parameters)', ok: false };
+const toolsPassedOver = { provider: 'alpha', model: 'test/m', reason: 'alpha: test/m does not take tools (provider.require_parameters)', status: 404 };
+const betaAnswered = { provider: 'beta', attempts: [{ provider: 'beta', model: 'test/m', ok: true }], passedOver: [toolsPassedOver] };
 
 describe('provider.require_parameters through the gateway', () => {
   it('passes over the provider that does not take a parameter the request uses, plain and streamed, and names why', async () => {
     const plain = await chat({ tools: TOOLS, provider: { require_parameters: true } });
     expect(plain.status, JSON.stringify(plain.json)).toBe(200);
-    expect(routed(plain)).toEqual({ provider: 'beta', attempts: [toolsPassedOver, { provider: 'beta', model: 'test/m', ok: true }] });
+    expect(routed(plain)).toEqual(betaAnswered);
     const streamed = await chat({ tools: TOOLS, stream: true, provider: { require_parameters: true } });
     expect(streamed.status).toBe(200);
-    expect(routed(streamed)).toEqual({ provider: 'beta', attempts: [toolsPassedOver, { provider: 'beta', model: 'test/m', ok: true }] });
+    expect(routed(streamed)).toEqual(betaAnswered);
     // Without it (or false) the file's first provider answers, as before.
     expect(routed((await chat({ tools: TOOLS, provider: { require_parameters: false } }))).provider).toBe('alpha');
     // A request using only what both take goes to the first; an empty list of tools uses none.
@@ -95,14 +96,14 @@ describe('provider.require_parameters through the gateway', () => {
     // A json_schema response format needs structured_outputs as well.
     const schema = await chat({ response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object' } } }, provider: { require_parameters: true } });
     expect(schema.status).toBe(200);
-    expect(routed(schema).attempts[0].error).toBe('alpha: test/m does not take response_format, structured_outputs (provider.require_parameters)');
+    expect(routed(schema).passedOver[0].reason).toBe('alpha: test/m does not take response_format, structured_outputs (provider.require_parameters)');
   });
 
   it('holds for the openai SDK as client, streamed and not', async () => {
     const body = { ...ASK, tools: TOOLS, provider: { require_parameters: true } } as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
-    const whole = (await sdk.chat.completions.create(body)) as unknown as { provider: string; router_metadata: { attempts: unknown[] } };
+    const whole = (await sdk.chat.completions.create(body)) as unknown as { provider: string; router_metadata: { passed_over: unknown[] } };
     expect(whole.provider).toBe('beta');
-    expect(whole.router_metadata.attempts[0]).toEqual(toolsPassedOver);
+    expect(whole.router_metadata.passed_over).toEqual([toolsPassedOver]);
     const stream = await sdk.chat.completions.create({ ...body, stream: true });
     const chunks: any[] = [];
     for await (const chunk of stream) chunks.push(chunk);
@@ -119,10 +120,10 @@ describe('provider.require_parameters through the gateway', () => {
     };
     const tools = await ask({ tools: [{ type: 'function', name: 'weather', parameters: { type: 'object', properties: {} } }] });
     expect(tools.status, JSON.stringify(tools.json)).toBe(200);
-    expect(tools.json.router_metadata.attempts).toEqual([toolsPassedOver, { provider: 'beta', model: 'test/m', ok: true }]);
+    expect(routed(tools)).toEqual({ ...betaAnswered, provider: undefined });
     expect((await ask({ max_output_tokens: 20 })).json.router_metadata.attempts).toEqual([{ provider: 'alpha', model: 'test/m', ok: true }]);
     const schema = await ask({ text: { format: { type: 'json_schema', name: 'x', schema: { type: 'object' } } } });
-    expect(schema.json.router_metadata.attempts[0].error).toBe('alpha: test/m does not take response_format, structured_outputs (provider.require_parameters)');
+    expect(schema.json.router_metadata.passed_over[0].reason).toBe('alpha: test/m does not take response_format, structured_outputs (provider.require_parameters)');
   });
 });
 
@@ -130,7 +131,7 @@ describe("the gateway's other provider rules", () => {
   it('max_price (USD per million tokens) passes over the dearer provider, and a bound none meets is a 404 naming each', async () => {
     const r = await chat({ provider: { order: ['beta', 'alpha'], max_price: { prompt: '2', completion: 3 } } });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
-    expect(routed(r)).toEqual({ provider: 'alpha', attempts: [{ provider: 'beta', model: 'test/m', error: 'beta: test/m costs 3 USD per million prompt tokens, over provider.max_price.prompt 2', ok: false }, { provider: 'alpha', model: 'test/m', ok: true }] });
+    expect(routed(r)).toEqual({ provider: 'alpha', attempts: [{ provider: 'alpha', model: 'test/m', ok: true }], passedOver: [{ provider: 'beta', model: 'test/m', reason: 'beta: test/m costs 3 USD per million prompt tokens, over provider.max_price.prompt 2', status: 404 }] });
     const none = await chat({ provider: { max_price: { completion: 1 } } });
     expect(none.status).toBe(404);
     expect(none.json.error.message).toBe('No endpoints found matching your provider preferences: alpha: test/m costs 2 USD per million completion tokens, over provider.max_price.completion 1; beta: test/m costs 4 USD per million completion tokens, over provider.max_price.completion 1');

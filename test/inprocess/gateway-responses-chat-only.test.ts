@@ -38,27 +38,30 @@ async function ask(path: string, body: Record<string, unknown>): Promise<{ statu
   return { status: res.status, text, body: body.stream ? undefined : JSON.parse(text) };
 }
 
-const passedOver = { provider: 'chatonly', model: 'test/chat', error: 'chatonly: test/chat has no Responses API here (no responses: true); /v1/chat/completions serves it', ok: false };
+const passedOver = { provider: 'chatonly', model: 'test/chat', reason: 'chatonly: test/chat has no Responses API here (no responses: true); /v1/chat/completions serves it', status: 400 };
 
 describe('a Responses request whose models list names a chat-only model', () => {
   it('passes over it for the next model, named in router_metadata, whole and streamed', async () => {
     const whole = await ask('/v1/responses', { model: 'test/chat', models: ['test/resp'], input: 'hi' });
     expect(whole.status, whole.text).toBe(200);
     expect(whole.body.model).toBe('test/resp');
-    expect(whole.body.router_metadata).toMatchObject({ requested: 'test/chat', attempt: 2, strategy: 'fallback' });
-    expect(whole.body.router_metadata.attempts).toEqual([passedOver, { provider: 'up', model: 'test/resp', ok: true }]);
+    // Never asked: passed over, not an attempt; the fallback model answered at the first provider asked.
+    expect(whole.body.router_metadata).toMatchObject({ requested: 'test/chat', attempt: 1, strategy: 'fallback' });
+    expect(whole.body.router_metadata.attempts).toEqual([{ provider: 'up', model: 'test/resp', ok: true }]);
+    expect(whole.body.router_metadata.passed_over).toEqual([passedOver]);
 
     const streamed = await ask('/v1/responses', { model: 'test/chat', models: ['test/resp'], input: 'hi', stream: true });
     expect(streamed.status).toBe(200);
     const completed = streamed.text.split('\n\n').find((e) => e.startsWith('event: response.completed\n'))!;
-    expect(JSON.parse(completed.slice(completed.indexOf('data: ') + 6)).response.router_metadata.attempts).toEqual([passedOver, { provider: 'up', model: 'test/resp', ok: true }]);
+    expect(JSON.parse(completed.slice(completed.indexOf('data: ') + 6)).response.router_metadata.passed_over).toEqual([passedOver]);
   });
 
   it('falls back to a fake model after it (before: the 400 of the first)', async () => {
     const got = await ask('/v1/responses', { model: 'test/chat', models: ['local/echo'], input: 'hi' });
     expect(got.status, got.text).toBe(200);
     expect(got.body.model).toBe('local/echo');
-    expect(got.body.router_metadata.attempts).toEqual([passedOver, { provider: 'local-alpha', model: 'local/echo', ok: true }]);
+    expect(got.body.router_metadata.attempts).toEqual([{ provider: 'local-alpha', model: 'local/echo', ok: true }]);
+    expect(got.body.router_metadata.passed_over).toEqual([passedOver]);
   });
 
   it('is still the 400 that names chat when nothing else in the list answers Responses', async () => {

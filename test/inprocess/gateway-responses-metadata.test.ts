@@ -82,7 +82,7 @@ describe('Responses through a gateway, routing metadata opted in', () => {
     const r = await client.responses.create({ model: 'test/fallback', input: 'again' }, optIn);
     const meta = metaOf(r)!;
     expect(meta).toMatchObject({ attempt: 2, strategy: 'fallback' });
-    expect(meta.summary).toMatch(/^responses: test\/fallback -> test\/fallback via up \(attempt 2\); passed over: down /);
+    expect(meta.summary).toMatch(/^responses: test\/fallback -> test\/fallback via up \(attempt 2\); failed: down /);
   });
 
   it('@openrouter/sdk parses openrouter_metadata (X-OpenRouter-Metadata), whole and streamed', async () => {

@@ -130,7 +130,7 @@ describe('a provider behind a TCP proxy that stalls or resets', () => {
     const c = await client.chat.completions.create({ model: `test/${name}`, messages: user('write 40 words') }, metadataOn);
     expect(c.choices[0]!.message.content).toBe(await expected(upstream));
     const summary = (c as unknown as { router_metadata: { summary: string } }).router_metadata.summary;
-    expect(summary).toContain(`via good (attempt 2); passed over: ${name} (${name}: ${name.endsWith('stall') ? 'timed out' : 'connection lost'}`);
+    expect(summary).toContain(`via good (attempt 2); failed: ${name} (${name}: ${name.endsWith('stall') ? 'timed out' : 'connection lost'}`);
     const e = await client.embeddings.create({ model: `test/${name}-embed`, input: 'x', dimensions: 3, encoding_format: 'float' });
     expect(e.data[0]!.embedding).toHaveLength(3);
     // A stream that gave no token is passed over unseen.

@@ -49,18 +49,16 @@ describe('a fallback list whose first id names no model', () => {
     expect([responses.status, responses.body.model]).toEqual([200, 'local/echo']);
   });
 
-  it('a gateway: the upstream model answers, its attempts name the id passed over', async () => {
+  it('a gateway: the upstream model answers, its passed_over names the id (never asked), its attempts the providers asked', async () => {
     const got = await ask(gateway, { model: 'nosuch/model', models: ['test/m'], messages });
     expect(got.status, JSON.stringify(got.body)).toBe(200);
     expect([got.body.model, got.body.provider]).toEqual(['test/m', 'up']);
-    expect(got.body.router_metadata.attempts).toEqual([
-      { provider: 'none', model: 'nosuch/model', error: 'nosuch/model is not a valid model ID', ok: false },
-      { provider: 'up', model: 'test/m', ok: true },
-    ]);
-    expect(got.body.router_metadata).toMatchObject({ requested: 'nosuch/model', attempt: 2, strategy: 'fallback' });
-    // openrouter_metadata says the id's 400, as the fake models' does (before: 502, as if a provider had failed).
+    expect(got.body.router_metadata.attempts).toEqual([{ provider: 'up', model: 'test/m', ok: true }]);
+    expect(got.body.router_metadata.passed_over).toEqual([{ provider: 'none', model: 'nosuch/model', reason: 'nosuch/model is not a valid model ID', status: 400 }]);
+    // One provider asked; a fallback model answered.
+    expect(got.body.router_metadata).toMatchObject({ requested: 'nosuch/model', attempt: 1, strategy: 'fallback' });
+    // openrouter_metadata: the providers asked only (before: the id as an attempt).
     expect((await ask(gateway, { model: 'nosuch/model', models: ['test/m'], messages }, '/v1/chat/completions', 'x-openrouter-metadata')).body.openrouter_metadata.attempts).toEqual([
-      { provider: 'none', model: 'nosuch/model', status: 400 },
       { provider: 'up', model: 'test/m', status: 200 },
     ]);
     expect((await ask(emulator, { model: 'nosuch/model', models: ['local/echo'], messages }, '/v1/chat/completions', 'x-openrouter-metadata')).body.openrouter_metadata.attempts).toEqual([
@@ -74,11 +72,10 @@ describe('a fallback list whose first id names no model', () => {
       ['nosuch/model', 400],
       ['local/echo', 200],
     ]);
-    // In the list's order on a gateway too: a provider that failed for the first model comes before the unknown id.
+    // On a gateway: the provider that failed for the first model, then the one that answered; the unknown id passed over.
     const downFirst = await ask(gateway, { models: ['test/down', 'nosuch/model', 'test/m'], messages }, '/v1/chat/completions', 'x-openrouter-metadata');
     expect(downFirst.body.openrouter_metadata.attempts.map((a: { model: string; status: number }) => [a.model, a.status])).toEqual([
       ['test/down', 502],
-      ['nosuch/model', 400],
       ['test/m', 200],
     ]);
     const responses = await ask(gateway, { model: 'nosuch/model', models: ['test/m'], input: 'hi' }, '/v1/responses');

@@ -45,19 +45,19 @@ describe('the gateway names the kind of a model passed over', () => {
   it('embeddings: a chat model, an unknown id, then the embedding model', async () => {
     const got = await gateway('embeddings', { model: 'test/m', models: ['nosuch/model', 'test/e'], input: 'hi' });
     expect(got.status, JSON.stringify(got.body)).toBe(200);
-    expect(summary(got)).toBe('embeddings: test/m -> test/e via up (attempt 3); passed over: none (test/m is a chat model, not an embedding model; /v1/chat/completions serves it), none (nosuch/model is not a valid model ID)');
+    expect(summary(got)).toBe('embeddings: test/m -> test/e via up (attempt 1); passed over, not asked: none (test/m is a chat model, not an embedding model; /v1/chat/completions serves it), none (nosuch/model is not a valid model ID)');
   });
 
   it('chat: an embedding model, a fake model that is down, then the chat model', async () => {
     const got = await gateway('chat/completions', { model: 'test/e', models: ['local/unavailable', 'test/m'], messages });
     expect(got.status, JSON.stringify(got.body)).toBe(200);
-    expect(summary(got)).toBe('chat: test/e -> test/m via up (attempt 3); passed over: none (test/e is an embedding model, not a chat model; /v1/embeddings serves it), local-beta (local/unavailable: unavailable)');
+    expect(summary(got)).toBe('chat: test/e -> test/m via up (attempt 2); failed: local-beta (local/unavailable: unavailable); passed over, not asked: none (test/e is an embedding model, not a chat model; /v1/embeddings serves it)');
   });
 
   it('speech: a chat model, then the fake speech model', async () => {
     const got = await gateway('audio/speech', { model: 'test/m', models: ['local/tts'], input: 'hi', voice: 'alloy' });
     expect(got.status).toBe(200);
-    expect(summary(got)).toBe('speech: test/m -> local/tts via local-alpha (attempt 2); passed over: none (test/m is a chat model, not a speech model; /v1/chat/completions serves it)');
+    expect(summary(got)).toBe('speech: test/m -> local/tts via local-alpha (attempt 1); passed over, not asked: none (test/m is a chat model, not a speech model; /v1/chat/completions serves it)');
   });
 
   it('the 400 when no id of the list is a model of the kind asked, upstream or fake (before: "not a valid model ID")', async () => {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 
 /** When process `pid` started, as /proc/PID/stat's 22nd field says (clock ticks after boot). */
 function startOf(pid: number): string {
@@ -7,8 +7,8 @@ function startOf(pid: number): string {
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!;
 }
 
-/** How a gateway of process `pid` names itself beside a cassette it writes (`<file>.json.<pid>@<start>.partial`, `.tmp`). */
-export const writerOf = (pid: number): string => `${pid}@${startOf(pid)}`;
+/** How a gateway of process `pid` names itself beside a cassette it writes (`<file>.json.<pid>@<start>~<pidns>.partial`, `.tmp`). */
+export const writerOf = (pid: number): string => `${pid}@${startOf(pid)}~${/\[(\d+)\]/.exec(readlinkSync(`/proc/${pid}/ns/pid`))![1]}`;
 
 const LAST_PID = '/proc/sys/kernel/ns_last_pid';
 

@@ -8,6 +8,8 @@ export function noteRouting(io: IO, answer: { router_metadata?: unknown; openrou
   io.note(`router: ${String(m.summary)}`);
   const attempts = Array.isArray(m.attempts) ? m.attempts : [];
   if (attempts.length) io.note(`router: attempts: ${attempts.map((a) => `${String(a.model)} via ${String(a.provider)} (${String(a.status)})`).join(', ')}`);
+  const passedOver = listOf(answer?.router_metadata, 'passed_over');
+  if (passedOver.length) io.note(`router: passed over, not asked: ${passedOver.map((p) => `${String(p.model)} via ${String(p.provider)} (${String(p.status)})`).join(', ')}`);
   const pipeline = Array.isArray(m.pipeline) ? m.pipeline : [];
   if (pipeline.length) io.note(`router: pipeline: ${pipeline.map((s) => `${String(s.type)} ${String(s.name)}${s.summary ? `: ${String(s.summary)}` : ''}`).join('; ')}`);
   return true;
@@ -29,7 +31,10 @@ export function failedAttempts(body: unknown, message: string): { message: strin
     const why = typeof a.error === 'string' ? `: ${a.error}` : typeof (statuses[i] ?? a).status === 'number' ? ` (${String((statuses[i] ?? a).status)})` : '';
     return `router: attempt ${i + 1}: ${String(a.model)} via ${String(a.provider)} ${a.ok === true || (statuses[i] ?? a).status === 200 ? 'answered' : 'failed'}${why}`;
   });
-  return { message: withoutAttempts(message, attempts), lines };
+  // Those never asked (router_metadata's passed_over: an id that names no model, a provider a rule passed over), after.
+  const passedOver = listOf(router, 'passed_over').map((p): Record<string, unknown> => ({ ...p, error: p.reason }));
+  for (const p of passedOver) lines.push(`router: passed over: ${String(p.model)} via ${String(p.provider)}${typeof p.error === 'string' ? `: ${p.error}` : ''}`);
+  return { message: withoutAttempts(message, [...attempts, ...passedOver]), lines };
 }
 
 /** The error's line cut before the first attempt's words when it holds every failed attempt's words (a gateway's 502 names them all). */
@@ -41,7 +46,9 @@ function withoutAttempts(message: string, attempts: Record<string, unknown>[]): 
   return head ? `${head} (${failed.length === 1 ? 'the attempt' : `${failed.length} attempts`} below)` : message;
 }
 
-function attemptsOf(m: unknown): Record<string, unknown>[] {
-  const attempts = m && typeof m === 'object' ? (m as { attempts?: unknown }).attempts : undefined;
-  return Array.isArray(attempts) ? attempts.filter((a): a is Record<string, unknown> => !!a && typeof a === 'object') : [];
+const attemptsOf = (m: unknown) => listOf(m, 'attempts');
+
+function listOf(m: unknown, field: 'attempts' | 'passed_over'): Record<string, unknown>[] {
+  const list = m && typeof m === 'object' ? (m as Record<string, unknown>)[field] : undefined;
+  return Array.isArray(list) ? list.filter((a): a is Record<string, unknown> => !!a && typeof a === 'object') : [];
 }

@@ -5,7 +5,7 @@ import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Cassette } from './cassette-format.js';
 import { cassetteWrong } from './cassette-shape.js';
-import { processStart } from '../../internal/process.js';
+import { pidNamespace, processStart } from '../../internal/process.js';
 
 type Body = Record<string, unknown>;
 
@@ -102,14 +102,17 @@ const inUse = new Set<string>();
 let writer: string | undefined;
 
 /**
- * This process as the writer a name beside a cassette carries: its pid and, where it can be read, when
- * it started (`<pid>@<start>`, processStart()), so that a later process given the same pid is not
- * taken for it (a killed gateway's partial cassette kept while an unrelated process had its pid).
+ * This process as the writer a name beside a cassette carries: its pid and, where they can be read, when
+ * it started and its pid namespace (`<pid>@<start>~<pidns>`, processStart(), pidNamespace()), so that a
+ * later process given the same pid is not taken for it (a killed gateway's partial cassette kept while an
+ * unrelated process had its pid), nor a gateway in another container on this machine, which may have the
+ * same pid and start, writing one folder (their names collided, and each took the other's pid for a process of its own).
  */
 export function writerName(): string {
   if (writer === undefined) {
     const start = processStart(process.pid);
-    writer = `${process.pid}${start === undefined ? '' : `@${start}`}`;
+    const ns = start === undefined ? undefined : pidNamespace();
+    writer = `${process.pid}${start === undefined ? '' : `@${start}`}${ns === undefined ? '' : `~${ns}`}`;
   }
   return writer;
 }

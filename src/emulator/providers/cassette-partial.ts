@@ -2,7 +2,7 @@
 import { readdirSync, rmSync, existsSync } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sameProcessAlive } from '../../internal/process.js';
+import { pidNamespace, sameProcessAlive } from '../../internal/process.js';
 import { ownName } from './cassette-folder.js';
 import { KEY_MASK } from './key-scrub.js';
 import type { CassetteMode } from './cassette-format.js';
@@ -81,8 +81,8 @@ export function partialFor(dir: string, file: string, cassette: { response: obje
   return { add: <T>(event: T): T => partial.add(event), end: () => void (over || ((over = true), after(() => partial.end()))) };
 }
 
-/** A cassette's partial or temp file: `<file>.json.<pid>[@<start>][-n].partial` or `.tmp` (ownName; no pid: an older version's; no start: an older version's, or where /proc is not read). */
-const LEFTOVER = /^(.*\.json)(?:\.(\d+)(?:@(\d+))?(?:-\d+)?)?(\.partial|\.tmp)$/;
+/** A cassette's partial or temp file: `<file>.json.<pid>[@<start>[~<pidns>]][-n].partial` or `.tmp` (ownName; no pid: an older version's; no start or namespace: an older version's, or where /proc is not read). */
+const LEFTOVER = /^(.*\.json)(?:\.(\d+)(?:@(\d+))?(?:~(\d+))?(?:-\d+)?)?(\.partial|\.tmp)$/;
 
 /**
  * Partial cassettes a killed gateway left in `dir`, said on stderr at the start: `--replay` answers
@@ -96,12 +96,14 @@ const LEFTOVER = /^(.*\.json)(?:\.(\d+)(?:@(\d+))?(?:-\d+)?)?(\.partial|\.tmp)$/
 export function partialLeftovers(dir: string, mode: CassetteMode): void {
   const replay = mode === 'replay';
   for (const file of readdirSync(dir).sort()) {
-    const [, whole, pid, start, kind] = LEFTOVER.exec(file) ?? [];
+    const [, whole, pid, start, ns, kind] = LEFTOVER.exec(file) ?? [];
     if (!whole) continue;
     const path = join(dir, file);
     const kept = existsSync(join(dir, whole));
-    if (pid && sameProcessAlive(Number(pid), start)) {
-      const under = `${path} is a recording under way by another gateway (process ${pid}): not replayed (a gateway reads its cassettes when it starts)`;
+    // A writer of another pid namespace (another container) cannot be looked up from here: taken for running, left alone.
+    const elsewhere = ns !== undefined && ns !== pidNamespace();
+    if (pid && (elsewhere || sameProcessAlive(Number(pid), start))) {
+      const under = `${path} is a recording under way by another gateway (process ${pid}${elsewhere ? ' of another pid namespace' : ''}): not replayed (a gateway reads its cassettes when it starts)`;
       if (kind === '.partial' && !kept && mode !== 'record') process.stderr.write(replay ? `replay: ${under}; a --replay started after that recording ends replays it\n` : `record: ${under}; a request for it is recorded again here\n`);
       continue;
     }

@@ -84,7 +84,19 @@ function modelsOf(adapter: ProviderAdapter, kind: string, id: string): ProviderM
 }
 const NONE: ProviderModel[] = [];
 
-const priceOf = (c: Candidate) => (c.model.prices ? c.model.prices.prompt + c.model.prices.completion : Infinity);
+/**
+ * The price sort's order: by configured price (a fake model at its listed one), the cheapest first; a provider
+ * without prices after every priced one; at a tie, the order before the sort (the providers file's).
+ */
+function cheaper(a: Candidate, b: Candidate, local: LocalModels | undefined): number {
+  const pa = priceOf(a, local), pb = priceOf(b, local);
+  return pa === pb ? 0 : pa === undefined ? 1 : pb === undefined ? -1 : pa - pb;
+}
+function priceOf(c: Candidate, local: LocalModels | undefined): number | undefined {
+  const prices = c.model.prices ?? (c.adapter === local ? c.listed : undefined);
+  return prices && prices.prompt + prices.completion;
+}
+const priceSorted = (list: Candidate[], local: LocalModels | undefined) => list.map((c, i) => ({ c, i })).sort((x, y) => cheaper(x.c, y.c, local) || x.i - y.i).map((x) => x.c);
 
 export interface Catalog {
   upstreams: ProviderAdapter[];
@@ -139,7 +151,7 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
       if (not) unknown.push({ provider: c.slug, model: id, error: not.why, status: 404, unasked: not.rule });
       return !not;
     });
-    if (prefs.sort === 'price') allowed = [...allowed].sort((a, b) => priceOf(a) - priceOf(b));
+    if (prefs.sort === 'price') allowed = priceSorted(allowed, catalog.local);
     const rank = (c: Candidate) => {
       const i = prefs.order.indexOf(c.slug);
       return i < 0 ? prefs.order.length : i;
@@ -154,9 +166,8 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
   }
   if (!known) bad(unknown[0]!.error);
   // Sorted together, the fallback models' endpoints among the first's (a stable sort: each model's order kept at a tie).
-  if (prefs.together && prefs.sort === 'price') out.sort((a, b) => priceOf(a) - priceOf(b));
   passed.push(...unknown);
-  return out;
+  return prefs.together && prefs.sort === 'price' ? priceSorted(out, catalog.local) : out;
 }
 
 /** The kind of model an id names here when it names none of the kind asked: an upstream's, else a fake one's. */

@@ -66,24 +66,35 @@ function soonestRetry(passed: Attempt[]): string | undefined {
   return soonest?.value;
 }
 
+/** Whether an attempt asked its provider: an id that names no model, or a provider a rule passed over, was never asked. */
+const askedOne = (a: Attempt) => !a.unknown && !a.unasked;
+
 /**
- * `router_metadata` of a gateway answer (`api`: chat or responses): the real attempts, the one that answered
- * last; with no `chosen`, of the answer when every candidate failed (allFailed).
+ * `router_metadata` of a gateway answer (`api`: chat or responses): the providers asked (`attempts`,
+ * `attempt`: their count), the one that answered last; with no `chosen`, of the answer when every
+ * candidate failed (allFailed). Those never asked (an id that names no model, a provider a rule of
+ * `provider` passed over) are `passed_over`, each with its reason; a provider passed over is an
+ * endpoint of the model not available to the request (`endpoints.total` counts it, as the service's does).
  */
 export function gatewayMetadata(requested: string, candidates: Candidate[], chosen: Candidate | undefined, passed: Attempt[], startedAt: number, api = 'chat') {
-  const attempt = passed.length + (chosen ? 1 : 0);
-  const skipped = passed.map((a) => `${a.provider} (${a.error})`).join(', ');
-  const answered = chosen ? `${chosen.model.id} via ${chosen.slug} (attempt ${attempt})${skipped ? `; passed over: ${skipped}` : ''}` : `every candidate failed: ${skipped}`;
+  const asked = passed.filter(askedOne);
+  const notAsked = passed.filter((a) => !askedOne(a));
+  const attempt = asked.length + (chosen ? 1 : 0);
+  const failed = asked.map((a) => `${a.provider} (${a.error})`).join(', ');
+  const skipped = notAsked.map((a) => `${a.provider} (${a.error})`).join(', ');
+  const notAskedWords = skipped ? `; passed over, not asked: ${skipped}` : '';
+  const answered = chosen ? `${chosen.model.id} via ${chosen.slug} (attempt ${attempt})${failed ? `; failed: ${failed}` : ''}${notAskedWords}` : `every candidate failed: ${failed || 'no provider asked'}${notAskedWords}`;
   return {
     attempt,
-    endpoints: { available: candidates.map((c) => ({ model: c.model.id, provider: c.slug, selected: c === chosen })), total: candidates.length },
+    endpoints: { available: candidates.map((c) => ({ model: c.model.id, provider: c.slug, selected: c === chosen })), total: candidates.length + notAsked.filter((a) => a.provider !== 'none').length },
     generation_time: Math.max(1, Date.now() - startedAt),
     is_byok: false,
     region: 'local',
     requested,
-    strategy: attempt > 1 ? 'fallback' : 'direct',
+    strategy: attempt > 1 || (chosen !== undefined && chosen.model.id !== requested) ? 'fallback' : 'direct',
     summary: `${api}: ${requested} -> ${answered}`,
-    attempts: [...passed.map((a) => ({ provider: a.provider, model: a.model, error: a.error, ok: false })), ...(chosen ? [{ provider: chosen.slug, model: chosen.model.id, ok: true }] : [])],
+    attempts: [...asked.map((a) => ({ provider: a.provider, model: a.model, error: a.error, ok: false })), ...(chosen ? [{ provider: chosen.slug, model: chosen.model.id, ok: true }] : [])],
+    passed_over: notAsked.map((a) => ({ provider: a.provider, model: a.model, reason: a.error, status: a.status ?? 400 })),
   };
 }
 
@@ -93,10 +104,10 @@ export function gatewayMetadataFields(ask: MetadataAsk, ...args: Parameters<type
   const out: Record<string, unknown> = {};
   if (ask.router) out.router_metadata = meta;
   if (ask.openrouter) {
-    const { generation_time: _time, attempts, ...common } = meta;
-    // A failed attempt's status as its provider answered it (an id that names no model: 400), 502 when none did (a timeout, a break).
-    const passed = args[3];
-    out.openrouter_metadata = { ...common, attempts: attempts.map((a, i) => ({ provider: a.provider, model: a.model, status: a.ok ? 200 : (passed[i]?.status ?? 502) })) };
+    // The deployed shape: the providers asked, each with its status (502 when none came: a timeout, a break); no words, nothing passed over.
+    const { generation_time: _time, attempts, passed_over: _passed, ...common } = meta;
+    const asked = args[3].filter(askedOne);
+    out.openrouter_metadata = { ...common, attempts: attempts.map((a, i) => ({ provider: a.provider, model: a.model, status: a.ok ? 200 : (asked[i]?.status ?? 502) })) };
   }
   return out;
 }
