@@ -37,4 +37,14 @@ describe.each(TARGETS)('/v1/messages request rules (%s)', (kind) => {
     const str = await refusal({ model: t.model('echo'), max_tokens: 16, stop_sequences: 'zz', messages: [{ role: 'user', content: 'hi' }] });
     expect(str.error.message).toContain('stop_sequences');
   });
+
+  it('a tool_result whose tool_use_id answers no earlier tool_use is a 400 naming the id (as Anthropic answers)', async () => {
+    const use = { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_known', name: 'look', input: {} }] };
+    const stray = await refusal({ model: t.model('echo'), max_tokens: 16, messages: [{ role: 'user', content: 'look' }, use, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_stray', content: 'x' }] }] });
+    expect(stray).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('toolu_stray') } });
+    const first = await refusal({ model: t.model('echo'), max_tokens: 16, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_none', content: 'x' }] }] });
+    expect(first.error.message).toContain('toolu_none');
+    const m = await client.messages.create({ model: t.model('echo'), max_tokens: 16, messages: [{ role: 'user', content: 'look' }, use as Anthropic.MessageParam, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_known', content: 'seen' }, { type: 'text', text: 'and?' }] }] });
+    expect(m.stop_reason).toBe('end_turn');
+  });
 });

@@ -109,9 +109,10 @@ export async function dispatch(d: Dispatch, req: IncomingMessage, res: ServerRes
   timeOutStalledBody(req, res, d.bodyIdleMs);
   const ctx = new Ctx(req, res, d.store, undefined, entry, url, new RequestBody(req, res, d.bodies));
   try {
+    // Shaped before the route is found: a 404 or 405 under another format's route is in that format.
+    d.routes.shapeOf(path)?.(ctx);
     const match = d.routes.find(req.method ?? 'GET', path);
     // Faults are honoured only for a caller whose key was accepted.
-    match.shape?.(ctx);
     authenticate(ctx, d.store, match.access, match.keyHeader);
     if (entry) entry.workspace = ctx.key.workspace;
     // After the workspace is known: a 415 is in its key's request log, as other refusals are.

@@ -38,6 +38,8 @@ export interface Match extends Pick<Route, 'handler' | 'access' | 'keyHeader' | 
 /** The emulator's routing table, built once from the resources' tables. */
 export class Routes {
   private readonly routes: Compiled[] = [];
+  /** The routes with a shape of their own (few: a request looks through these only). */
+  private readonly shaped: Compiled[] = [];
 
   constructor(routes: Route[]) {
     const seen = new Set<string>();
@@ -48,7 +50,16 @@ export class Routes {
       const names: string[] = [];
       const pattern = new RegExp(`^${route.path.replace(/:(\w+)/g, (_, n: string) => (names.push(n), '([^/]+)'))}$`);
       this.routes.push({ ...route, pattern, names });
+      if (route.shape) this.shaped.push(this.routes.at(-1)!);
     }
+  }
+
+  /**
+   * What shapes the answers on `path` (its route's own, or the shaped route it lies under, any method): a path
+   * no route serves under another format's route (`/v1/messages/count_tokens`) is refused in that format too.
+   */
+  shapeOf(path: string): ((ctx: Ctx) => void) | undefined {
+    return this.shaped.find((r) => (r.pattern.test(path) || path.startsWith(`${r.path}/`)))?.shape;
   }
 
   /** A 404 for no such path, a 405 for a path without that method, a 400 for a malformed escape. */

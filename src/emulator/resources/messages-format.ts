@@ -26,7 +26,8 @@ export function chatBodyOf(body: Body): Body {
   const user = isObject(body.metadata) ? body.metadata.user_id : undefined;
   if (typeof user === 'string' && chat.user === undefined) chat.user = user;
   const system = systemText(body.system);
-  chat.messages = [...(system === undefined ? [] : [{ role: 'system', content: system }]), ...(body.messages as unknown[]).flatMap(chatMessages)];
+  const uses = new Set<unknown>();
+  chat.messages = [...(system === undefined ? [] : [{ role: 'system', content: system }]), ...(body.messages as unknown[]).flatMap((m, i) => chatMessages(m, i, uses))];
   if (body.tools !== undefined) chat.tools = chatTools(body.tools);
   const choice = chatToolChoice(body.tool_choice);
   if (choice !== undefined) chat.tool_choice = choice;
@@ -49,8 +50,11 @@ function systemText(system: unknown): string | undefined {
   return bad('system must be a string or an array of text blocks');
 }
 
-/** One messages-format message as chat messages: a user's tool results become `tool` messages before its other blocks. */
-function chatMessages(message: unknown, i: number): Body[] {
+/**
+ * One messages-format message as chat messages: a user's tool results become `tool` messages before its other
+ * blocks. `uses` holds the tool_use ids of the messages before: a tool_result answers one of them, as Anthropic's 400 holds.
+ */
+function chatMessages(message: unknown, i: number, uses: Set<unknown>): Body[] {
   if (!isObject(message)) return bad(`messages[${i}] must be an object`);
   const { role, content } = message;
   if (role !== 'user' && role !== 'assistant') return bad(`messages[${i}].role must be user or assistant`);
@@ -58,10 +62,11 @@ function chatMessages(message: unknown, i: number): Body[] {
   if (!Array.isArray(content)) return bad(`messages[${i}].content must be a string or an array of content blocks`);
   const blocks = content.map((b, j) => (isObject(b) && typeof b.type === 'string' ? b : bad(`messages[${i}].content[${j}] must be a content block with a type`)));
   if (role === 'assistant') {
-    const calls = blocks.filter((b) => b.type === 'tool_use').map((b) => ({ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } }));
+    const calls = blocks.filter((b) => b.type === 'tool_use').map((b) => (uses.add(b.id), { id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } }));
     const text = textOf(blocks.filter((b) => b.type === 'text'));
     return [{ role, content: text || (calls.length ? null : ''), ...(calls.length ? { tool_calls: calls } : {}) }];
   }
+  blocks.forEach((b, j) => b.type === 'tool_result' && !uses.has(b.tool_use_id) && bad(`messages[${i}].content[${j}]: tool_result tool_use_id ${JSON.stringify(b.tool_use_id)} matches no tool_use block before it`));
   const results = blocks.filter((b) => b.type === 'tool_result').map((b) => ({ role: 'tool', tool_call_id: b.tool_use_id, content: typeof b.content === 'string' ? b.content : textOf(b.content) }));
   const parts = blocks.filter((b) => b.type !== 'tool_result').map((b, j) => chatPart(b, `messages[${i}].content[${j}]`));
   return [...results, ...(parts.length ? [{ role, content: parts }] : [])];
