@@ -60,7 +60,7 @@ export async function messagesChecks(t: TestEnv, row: (operation: string, check:
   }
   const errors = row('messages', 'error envelopes (400/401/402)');
   const poor = await t.admin('workspaces', { credits: 0 });
-  for (const [body, key] of [[{ model: 'local/echo', messages: [{ role: 'user', content: 'x' }] }, t.apiKey], [asks('x')[0], 'sk-wrong'], [asks('x')[0], poor.api_key]] as const) {
+  for (const [body, key] of [[{ model: 'local/echo', max_tokens: 0, messages: [{ role: 'user', content: 'x' }] }, t.apiKey], [asks('x')[0], 'sk-wrong'], [asks('x')[0], poor.api_key]] as const) {
     const r = await post(t, '/v1/messages', body, {}, key);
     // The OpenAPI lists no 402 for /messages: its errors share one schema, checked as such.
     check(errors, v.schema('AnthropicMessagesErrorResponse'), r.json, `status ${r.status}`);

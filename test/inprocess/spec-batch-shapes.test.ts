@@ -54,13 +54,15 @@ describe('field types of the batch tables', () => {
 describe('the /v1/messages target (its request format is not shown)', () => {
   it('takes the messages format: system, max_tokens, stop_sequences and tools of its own; answers message results', async () => {
     const body = { system: 'be brief', max_tokens: 50, stop_sequences: ['zz'], tools: [{ name: 'f', input_schema: { type: 'object' } }], tool_choice: { type: 'auto' }, messages: [{ role: 'user', content: 'hello there' }] };
-    const made = await t.call('POST', '/v1/batches', { endpoint: '/v1/messages', model: 'local/echo', requests: [{ custom_id: 'm', body }, { custom_id: 'no-cap', body: { messages: body.messages } }] });
+    const made = await t.call('POST', '/v1/batches', { endpoint: '/v1/messages', model: 'local/echo', requests: [{ custom_id: 'm', body }, { custom_id: 'no-cap', body: { messages: body.messages } }, { custom_id: 'zero-cap', body: { max_tokens: 0, messages: body.messages } }] });
     expect(made.status).toBe(202);
     const done = await until(made.json.id, ended);
-    const [ok, noCap] = ['m', 'no-cap'].map((id) => done.json.results.find((r: any) => r.custom_id === id));
+    const [ok, noCap, zeroCap] = ['m', 'no-cap', 'zero-cap'].map((id) => done.json.results.find((r: any) => r.custom_id === id));
     expect(ok.response.body).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'text', text: 'hello there' }], stop_reason: 'end_turn', stop_sequence: null });
-    expect(noCap.error.message).toMatch(/max_tokens is required/);
-    expect(noCap.response.status_code).toBe(400);
+    // The OpenAPI's MessagesRequest requires model and messages only: no max_tokens is answered, a max_tokens of 0 refused.
+    expect(noCap.response.body).toMatchObject({ type: 'message', content: [{ type: 'text', text: 'hello there' }] });
+    expect(zeroCap.error.message).toMatch(/max_tokens/);
+    expect(zeroCap.response.status_code).toBe(400);
   });
 });
 

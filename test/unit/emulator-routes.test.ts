@@ -47,6 +47,6 @@ describe('emulator routes: one way to register one', () => {
     const sources = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => [f, readFileSync(join(dir, f), 'utf8')] as const);
     expect(sources.filter(([, text]) => text.includes('new Routes(')).map(([f]) => f)).toEqual(['server.ts']);
     const tables = sources.filter(([, text]) => /export const \w+Routes = defineRoutes\(/.test(text)).map(([f]) => f);
-    expect(tables.sort()).toEqual(['batches/batches.ts', 'resources/account.ts', 'resources/admin.ts', 'resources/analytics.ts', 'resources/chat.ts', 'resources/decisions.ts', 'resources/embeddings.ts', 'resources/generation-content.ts', 'resources/generations.ts', 'resources/keys.ts', 'resources/model-endpoints.ts', 'resources/providers.ts', 'resources/responses.ts', 'resources/speech.ts']);
+    expect(tables.sort()).toEqual(['batches/batches.ts', 'resources/account.ts', 'resources/admin.ts', 'resources/analytics.ts', 'resources/chat.ts', 'resources/decisions.ts', 'resources/embeddings.ts', 'resources/generation-content.ts', 'resources/generations.ts', 'resources/keys.ts', 'resources/messages.ts', 'resources/model-endpoints.ts', 'resources/providers.ts', 'resources/responses.ts', 'resources/speech.ts']);
   });
 });
