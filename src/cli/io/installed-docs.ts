@@ -34,25 +34,8 @@ const HELD_SPACE = '\ue000';
 /** withInstalledDocs for text help wraps: the spaces of each path held as one word, until unheldSpaces. */
 const unbrokenDocs = (text: string): string => withInstalledDocs(text.replace(/(?<![\w./-])docs\/[\w-]+\.md\b/g, (page) => `\0${page}\0`)).replace(/\0([^\0]*)\0/g, (_, path: string) => path.replaceAll(' ', HELD_SPACE));
 
-/**
- * Help as wrapped, with the spaces unbrokenDocs held given back; a page's path wider than the room left (a package
- * installed deep: ~/.nvm/versions/node/…/docs/gateway.md) broken after a "/", each piece at the line's indent.
- */
-const unheldSpaces = (text: string, width = Infinity): string => text.replaceAll(HELD_SPACE, ' ').split('\n').map((line) => pathBroken(line, width)).join('\n');
-
-function pathBroken(line: string, width: number): string {
-  if ([...line].length <= width || !/\/docs\/[\w-]+\.md/.test(line)) return line;
-  const indent = /^ */.exec(line)![0];
-  const pieces: string[] = [];
-  let rest = line;
-  while ([...rest].length > width) {
-    const at = rest.lastIndexOf('/', width - 1);
-    if (at <= indent.length) break;
-    pieces.push(rest.slice(0, at + 1));
-    rest = indent + rest.slice(at + 1);
-  }
-  return [...pieces, rest].join('\n');
-}
+/** Help as wrapped, with the spaces unbrokenDocs held given back. */
+const unheldSpaces = (text: string): string => text.replaceAll(HELD_SPACE, ' ');
 
 /** Help's settings that name docs pages by their paths (before wrapping, each path one word), for configureHelp. */
 export const docsInHelp: Partial<Help> = {
@@ -64,7 +47,7 @@ export const docsInHelp: Partial<Help> = {
     return unbrokenDocs(Help.prototype.argumentDescription.call(this, a));
   },
   formatHelp: function (this: Help, c, helper) {
-    return unheldSpaces(Help.prototype.formatHelp.call(this, c, helper), helper.helpWidth ?? 80);
+    return unheldSpaces(Help.prototype.formatHelp.call(this, c, helper));
   },
 };
 
@@ -78,5 +61,5 @@ export const helpWidth = (out: { columns?: number }, tty: boolean): number => (t
 export function helpAfterText(text: string, command: Command): string {
   const width = command.configureOutput().getOutHelpWidth?.() ?? 80;
   const lines = unbrokenDocs(text).split('\n').map((line) => (/^\s/.test(line) ? line : wrapped(line, width)));
-  return unheldSpaces(lines.join('\n'), width);
+  return unheldSpaces(lines.join('\n'));
 }
