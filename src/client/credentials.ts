@@ -74,7 +74,7 @@ export interface PlainHttpInfo {
    * An MCP server's URL whose query holds a credential (a parameter named as isSecretHeader names a header,
    * `token`, `api_key`, `access_token`, or `sig`): what of the URL goes readable, `password` and `?name=` each.
    */
-  inUrl?: string[];
+  inUrl?: string[] | undefined;
 }
 
 export interface PlainHttpOption {
