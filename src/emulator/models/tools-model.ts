@@ -38,9 +38,9 @@ export function checkTools(tools: unknown): FunctionTool[] {
 }
 
 /**
- * Arguments that fit a tool's parameters, as a model fills them: the required properties and the first
- * free-text string one, which carries the user's words; other
- * optional properties are left out (a tool's options may exclude each other, as server-filesystem's head and tail).
+ * Arguments that fit a tool's parameters, as a model fills them: the first free-text string property carries
+ * the user's words. Where the schema names required properties, only those and that one are filled (a tool's
+ * options may exclude each other, as server-filesystem's head and tail); where it names none, every one is.
  */
 function argumentsFor(tool: FunctionTool, lastUser: string): string {
   const value = instanceOf(tool.parameters, tool.parameters, prng(seedOf('tool', tool.name, lastUser)), 0);
@@ -50,10 +50,11 @@ function argumentsFor(tool: FunctionTool, lastUser: string): string {
     const freeText = ([, s]: [string, Body]) => s?.type === 'string' && !s.enum && !s.format && !s.pattern && s.const === undefined;
     const entries = Object.entries(properties);
     const free = entries.find((e) => required.includes(e[0]) && freeText(e)) ?? entries.find(freeText);
-    for (const key of Object.keys(value)) if (!required.includes(key) && key !== free?.[0]) delete (value as Body)[key];
+    const pick = required.length > 0;
+    if (pick) for (const key of Object.keys(value)) if (!required.includes(key) && key !== free?.[0]) delete (value as Body)[key];
     const words = lastUser.trim();
     if (free && words && words.length >= ((free[1].minLength as number | undefined) ?? 0)) (value as Body)[free[0]] = words.slice(0, (free[1].maxLength as number | undefined) ?? 500);
-    else if (free && !required.includes(free[0])) delete (value as Body)[free[0]];
+    else if (pick && free && !required.includes(free[0])) delete (value as Body)[free[0]];
   }
   return JSON.stringify(value);
 }
