@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { FLAVORS, newSpace, requestsFile, type Space } from '../support/batch-jobs.js';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+import { keyUsed, later } from '../support/spend-later.js';
 import { testStreams } from '../support/inprocess.js';
 
 // A batch hold that named no key (found by a rerun of its create: `holdFoundBatch`; or written by an older router) stayed at its
@@ -12,18 +13,8 @@ import { testStreams } from '../support/inprocess.js';
 // the profile's key since the batch's `created_at` where the service shows the batch to that key. And a plain `batch create`
 // stopped after its answer (as it printed the id) said on its rerun that it was "never answered before its id was printed".
 
-/** `fn` run as if the clock were `ms` ahead (Date only: timers stay real), as a later `router usage --reconcile` would be. */
-async function later<T>(ms: number, fn: () => Promise<T>): Promise<T> {
-  vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + ms });
-  try {
-    return await fn();
-  } finally {
-    vi.useRealTimers();
-  }
-}
 afterEach(() => vi.useRealTimers());
 
-const keyUsed = async (t: CliEnv, key: string) => ((await (await fetch(`${t.apiRoot}/v1/key`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { usage: number } }).data.usage;
 
 describe.each(FLAVORS)('%s flavour', (flavor) => {
   let t!: CliEnv;

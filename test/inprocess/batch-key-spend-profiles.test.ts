@@ -3,21 +3,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { newSpace, requestsFile } from '../support/batch-jobs.js';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+import { keyUsed, later } from '../support/spend-later.js';
 
 // Two profiles with one key, each with a batch that ended naming no cost in overlapping windows: a reconcile of one
 // profile must leave the other's batch its share of the key's spend, and both profiles together count it once.
 
-async function later<T>(ms: number, fn: () => Promise<T>): Promise<T> {
-  vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + ms });
-  try {
-    return await fn();
-  } finally {
-    vi.useRealTimers();
-  }
-}
 afterEach(() => vi.useRealTimers());
 
-const keyUsed = async (t: CliEnv, key: string) => ((await (await fetch(`${t.apiRoot}/v1/key`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { usage: number } }).data.usage;
 
 describe('deployed flavour: two profiles of one key, a batch each that ended naming no cost', () => {
   let t!: CliEnv;

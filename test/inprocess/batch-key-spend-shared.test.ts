@@ -3,24 +3,15 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { batchesOf, batchesPathOf, FLAVORS, newSpace, requestsFile, setFaults, type Space } from '../support/batch-jobs.js';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+import { keyUsed, later } from '../support/spend-later.js';
 
 // Holds settled by their key's spend (a kept send whose record is gone; a batch that ended naming no cost) took the key's
 // whole spend in their window: another batch of that key then was counted twice in the budgets (its own cost beside it, or
 // two such holds each charged the sum). Now what the ledger already puts in the window is taken off, and holds of one key
 // settled in one run share what is left (by completed requests, none above its bound): over, never under, and never twice.
 
-/** `fn` run as if the clock were `ms` ahead (Date only: timers stay real), as a later `router usage --reconcile` would be. */
-async function later<T>(ms: number, fn: () => Promise<T>): Promise<T> {
-  vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + ms });
-  try {
-    return await fn();
-  } finally {
-    vi.useRealTimers();
-  }
-}
 afterEach(() => vi.useRealTimers());
 
-const keyUsed = async (t: CliEnv, key: string) => ((await (await fetch(`${t.apiRoot}/v1/key`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { usage: number } }).data.usage;
 const ended = (b: { status: string }) => ['completed', 'failed', 'expired', 'cancelled'].includes(b.status);
 
 describe.each(FLAVORS)('%s flavour: a kept send beside a batch of its key whose cost the ledger has', (flavor) => {
