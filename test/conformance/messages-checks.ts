@@ -1,6 +1,6 @@
 /**
  * `POST /v1/messages` (Anthropic's format) against the official OpenAPI: the request bodies sent
- * (MessagesRequest), whole answers (MessagesResult) of plain, thinking and tool-calling models, every
+ * (MessagesRequest), whole answers (MessagesResult) of plain, stop-sequence-ended, thinking and tool-calling models, every
  * stream event (MessagesStreamingResponse: its `event` name and `data`), and the error envelopes
  * (AnthropicMessagesErrorResponse) of 400, 401 and 402.
  */
@@ -15,6 +15,7 @@ const weather = { name: 'get_weather', description: 'the weather in a city', inp
 function asks(toolUseId: string) {
   return [
     { model: 'local/echo', max_tokens: 64, messages: [{ role: 'user', content: 'hello there' }] },
+    { model: 'local/echo', max_tokens: 64, stop_sequences: ['STOP'], messages: [{ role: 'user', content: 'ended by a STOP sequence' }] },
     { model: 'local/lorem', max_tokens: 3, system: [{ type: 'text', text: 'be brief' }], stop_sequences: ['zz'], temperature: 0.5, messages: [{ role: 'user', content: [{ type: 'text', text: 'write 40 words' }] }] },
     { model: 'local/thinker', max_tokens: 400, thinking: { type: 'enabled', budget_tokens: 200 }, messages: [{ role: 'user', content: 'why' }] },
     { model: 'local/tools', max_tokens: 400, tools: [weather], tool_choice: { type: 'auto' }, messages: [{ role: 'user', content: 'weather in Paris' }] },

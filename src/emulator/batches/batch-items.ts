@@ -56,8 +56,9 @@ export async function executeItem(record: BatchRecord, customId: string, rawBody
   try {
     let response: Body;
     if (gateway?.serves(record.model, record.endpoint) && record.endpoint === '/v1/messages') {
-      const answer = await gateway.complete(chatBodyOf(body), '/v1/chat/completions', served);
-      response = batchOwnId(messageOf(answer, typeof answer.service_tier === 'string' && answer.service_tier ? answer.service_tier : 'batch'), record.endpoint, served);
+      const chat = chatBodyOf(body);
+      const answer = await gateway.complete(chat, '/v1/chat/completions', served);
+      response = batchOwnId(messageOf(answer, typeof answer.service_tier === 'string' && answer.service_tier ? answer.service_tier : 'batch', chat.stop), record.endpoint, served);
     } else if (gateway?.serves(record.model, record.endpoint)) {
       response = batchOwnId(await gateway.complete(body, record.endpoint, served), record.endpoint, served);
     } else if (record.endpoint === '/v1/chat/completions') {
@@ -94,7 +95,7 @@ function messagesResult(body: Body, created: number, served: { provider?: string
   const completion = chatCompletion(chatBody, planChat(chatBody), created, { id: genId('gen-batch') });
   served.provider = completion.provider as string;
   // A batch's tier, as Anthropic's usage names it (AnthropicServiceTier: standard, priority, batch).
-  return messageOf(completion, 'batch');
+  return messageOf(completion, 'batch', chatBody.stop);
 }
 
 const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);

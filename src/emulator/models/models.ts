@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { cutAtStop } from './stop-sequences.js';
 
 export type ModelKind = 'chat' | 'embedding' | 'speech' | 'decision';
 
@@ -195,6 +196,8 @@ export interface Generation {
   /** pieces(text), made one at a time, when generating can give them without the text. */
   pieces?: () => Iterable<string>;
   finishReason: 'stop' | 'length';
+  /** The stop sequence asked for that ended the text (finishReason "stop"). */
+  stopSequence?: string;
   promptTokens: number;
   completionTokens: number;
 }
@@ -246,15 +249,14 @@ export function generate(model: ModelSpec, promptText: string, lastUser: string,
     text = lastUser;
   }
   let finishReason: Generation['finishReason'] = 'stop';
-  for (const s of opts.stop ?? []) {
-    const at = s ? text.indexOf(s) : -1;
-    if (at !== -1) text = text.slice(0, at);
-  }
+  let stopSequence: string | undefined;
+  if (opts.stop?.length) ({ text, hit: stopSequence } = cutAtStop(text, opts.stop));
   if (opts.maxTokens !== undefined && countTokens(text) > opts.maxTokens) {
     text = firstPieces(text, opts.maxTokens);
     finishReason = 'length';
+    stopSequence = undefined;
   }
-  return { text, finishReason, promptTokens, completionTokens: countTokens(text) };
+  return { text, finishReason, promptTokens, completionTokens: countTokens(text), ...(stopSequence === undefined ? {} : { stopSequence }) };
 }
 
 export function costOf(model: ModelSpec, promptTokens: number, completionTokens: number) {

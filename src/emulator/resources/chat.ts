@@ -1,6 +1,5 @@
 import { randomHex } from '../http/ids.js';
-import type { BeforeParse, Ctx } from '../http/http.js';
-import { HttpError } from '../http/http.js';
+import { HttpError, type BeforeParse, type Ctx } from '../http/http.js';
 import { costOf, generate, outputLimit, pieces, piecesOf, seedOf, prng, type Generation, type ModelSpec } from '../models/models.js';
 import { asksMetadata, metadataFields, type MetadataAsk, type Routed, type Skipped } from '../routing/routed.js';
 
@@ -12,6 +11,7 @@ import { checkChatOptionTypes } from '../http/option-types.js';
 import { jsonTemplate, Serialized } from '../http/serialized.js';
 import { richAnswer, type RichMessage } from '../models/rich-answer.js';
 import { textOf } from '../models/content-text.js';
+import { keepStopHit } from '../models/stop-sequences.js';
 import { completionDetails, fitAnswer, richDeltas, richMessage } from '../models/rich-chat.js';
 import { defineRoutes } from '../http/routes.js';
 import type { ChatGateway } from '../providers/types.js';
@@ -121,7 +121,6 @@ export function route(body: Body, kind: 'chat' | 'speech' | 'embedding'): Routed
   throw new HttpError(502, 'All providers for the requested models are unavailable', 'provider_unavailable');
 }
 
-
 /** The model an id of the chain names, or why it names none (a 400's words). */
 function knownModel(id: string, kind: 'chat' | 'speech' | 'embedding'): ModelSpec | Skipped {
   try {
@@ -148,9 +147,11 @@ export function planChat(body: Body): ChatPlan {
   const lastUser = textOf([...messages].reverse().find((m) => m.role === 'user')?.content ?? '');
   const maxTokens = maxTokensOf(body);
   checkOutputLimit(routed.model, maxTokens, body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens');
-  let gen = generate(routed.model, promptText, lastUser, { maxTokens, seed: body.seed, stop: stopList(body) });
-  const fitted = fitAnswer((baseText) => richAnswer(body, routed.model, messages, baseText, lastUser), gen, outputLimit(routed.model, maxTokens));
-  if (fitted) gen = fitted.gen;
+  const base = generate(routed.model, promptText, lastUser, { maxTokens, seed: body.seed, stop: stopList(body) });
+  const fitted = fitAnswer((baseText) => richAnswer(body, routed.model, messages, baseText, lastUser), base, outputLimit(routed.model, maxTokens));
+  const gen = fitted?.gen ?? base;
+  // The stop sequence ended this answer unless a rich one says other words (a tool's result, a schema's) or is cut.
+  keepStopHit(body.stop, base.stopSequence !== undefined && gen.finishReason === 'stop' && (!fitted || fitted.rich.content === base.text) ? base.stopSequence : undefined);
   return { routed, gen, rich: fitted?.rich, cost: costOf(routed.model, gen.promptTokens, gen.completionTokens) };
 }
 

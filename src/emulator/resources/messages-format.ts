@@ -5,6 +5,7 @@
  */
 import { bad } from '../http/validate.js';
 import { textOf } from '../models/content-text.js';
+import { stopHitOf } from '../models/stop-sequences.js';
 
 type Body = Record<string, unknown>;
 
@@ -115,11 +116,25 @@ function chatReasoning(thinking: unknown): Body | undefined {
 export const DIRECT = { type: 'direct' };
 
 /** Chat's finish reason as a messages `stop_reason`. */
-export function stopReasonOf(finish: unknown): string {
+function stopReasonOf(finish: unknown): string {
   if (finish === 'length') return 'max_tokens';
   if (finish === 'tool_calls') return 'tool_use';
   if (finish === 'content_filter') return 'refusal';
   return 'end_turn';
+}
+
+/**
+ * Why a chat answer's choice ended, in the messages format: `stop_sequence` and the one of `stops` (the
+ * request's) that ended it, as a fake model kept it or an upstream says it (vLLM's `stop_reason`, SGLang's
+ * `matched_stop`). An upstream that says only `finish_reason: "stop"` ended its turn as far as anyone knows.
+ */
+export function stopOf(choice: Body | undefined, stops: unknown): { stop_reason: string; stop_sequence: string | null } {
+  const finish = choice?.finish_reason;
+  if (finish !== 'stop') return { stop_reason: stopReasonOf(finish), stop_sequence: null };
+  const asked = Array.isArray(stops) ? stops : [];
+  const said = [choice?.stop_reason, choice?.matched_stop].find((s) => typeof s === 'string' && asked.includes(s)) as string | undefined;
+  const hit = stopHitOf(stops) ?? said;
+  return hit === undefined ? { stop_reason: 'end_turn', stop_sequence: null } : { stop_reason: 'stop_sequence', stop_sequence: hit };
 }
 
 /** Chat's usage as a messages result's (`tier`: AnthropicServiceTier, `batch` for a batch's). */
@@ -151,8 +166,8 @@ export function toolInput(args: unknown): Body {
   }
 }
 
-/** A chat completion as the messages result it means: thinking, text and tool_use blocks, the stop reason, the usage. */
-export function messageOf(completion: Body, tier = 'standard'): Body {
+/** A chat completion as the messages result it means: thinking, text and tool_use blocks, why it stopped (`stops`: the request's), the usage. */
+export function messageOf(completion: Body, tier = 'standard', stops?: unknown): Body {
   const choice = (Array.isArray(completion.choices) ? completion.choices[0] : undefined) as Body | undefined;
   const message = (isObject(choice?.message) ? choice.message : {}) as Body;
   const calls = Array.isArray(message.tool_calls) ? (message.tool_calls as Body[]) : [];
@@ -170,8 +185,7 @@ export function messageOf(completion: Body, tier = 'standard'): Body {
     role: 'assistant',
     model: completion.model,
     content,
-    stop_reason: stopReasonOf(choice?.finish_reason),
-    stop_sequence: null,
+    ...stopOf(choice, stops),
     stop_details: null,
     usage: messagesUsage(completion.usage, tier),
     container: null,

@@ -3,10 +3,15 @@
  * content_block_start/delta/stop run per thinking, text or tool_use block, message_delta (stop reason
  * and usage), message_stop. A chat error chunk becomes an `error` event; keep-alive comments pass.
  */
-import { DIRECT, messagesUsage, stopReasonOf } from './messages-format.js';
+import { DIRECT, messagesUsage, stopOf } from './messages-format.js';
 
 type Body = Record<string, unknown>;
 type Block = { kind: 'thinking' | 'text' | 'tool'; index: number; call?: unknown };
+
+/** What the stream's request says of its answer: its stop sequences. */
+export interface MessagesAsk {
+  stops?: unknown;
+}
 
 const frame = (type: string, data: Body): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
@@ -16,8 +21,10 @@ export class MessagesStream {
   private finished = false;
   private open: Block | undefined;
   private blocks = 0;
-  private stopReason: string | undefined;
+  private stop: ReturnType<typeof stopOf> | undefined;
   private usage: unknown;
+
+  constructor(private readonly ask: MessagesAsk = {}) {}
 
   /** The Anthropic events for the chat stream's bytes written so far (a frame split across writes waits for its end). */
   push(text: string): string {
@@ -38,7 +45,7 @@ export class MessagesStream {
 
   /** What is owed at the stream's end: the final events when the finish came without a usage chunk. */
   end(): string {
-    return this.stopReason !== undefined && !this.finished ? this.final() : '';
+    return this.stop !== undefined && !this.finished ? this.final() : '';
   }
 
   private chunk(data: string): string {
@@ -67,10 +74,10 @@ export class MessagesStream {
     for (const call of Array.isArray(delta.tool_calls) ? (delta.tool_calls as Body[]) : []) out += this.toolDelta(call);
     if (choice?.finish_reason) {
       out += this.close();
-      this.stopReason = stopReasonOf(choice.finish_reason);
+      this.stop = stopOf(choice, this.ask.stops);
     }
     if (chunk.usage) this.usage = chunk.usage;
-    if (this.stopReason !== undefined && this.usage) out += this.final();
+    if (this.stop !== undefined && this.usage) out += this.final();
     return out;
   }
 
@@ -109,7 +116,7 @@ export class MessagesStream {
   private final(): string {
     this.finished = true;
     const { service_tier: _tier, inference_geo: _geo, ...usage } = messagesUsage(this.usage);
-    const delta = { stop_reason: this.stopReason, stop_sequence: null, stop_details: null, container: null };
+    const delta = { ...this.stop, stop_details: null, container: null };
     return this.close() + frame('message_delta', { delta, usage }) + frame('message_stop', {});
   }
 }

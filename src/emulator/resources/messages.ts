@@ -18,8 +18,8 @@ type Body = Record<string, unknown>;
 /** An error's type in Anthropic's words (AnthropicMessagesErrorResponse), by status. */
 const ERROR_TYPES: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 402: 'billing_error', 403: 'permission_error', 404: 'not_found_error', 408: 'timeout_error', 413: 'invalid_request_error', 429: 'rate_limit_error', 503: 'overloaded_error', 524: 'timeout_error', 529: 'overloaded_error' };
 
-/** The requests whose chat answer is made a messages result (a refusal before the handler is shaped all the same). */
-const answered = new WeakSet<ServerResponse>();
+/** The chat request each answer made a messages result is the answer to (a refusal before the handler is shaped all the same). */
+const answered = new WeakMap<ServerResponse, Body>();
 
 /** Chat's error body (`{error: {code, message, metadata}}` and fields beside it) as a messages error. */
 function messagesError(parsed: Body, status: number, requestId: string): Body {
@@ -38,8 +38,9 @@ function shapedJson(text: string, status: number, ctx: Ctx): string {
     return text; // a fault's cut answer stays cut
   }
   if (status >= 400) return JSON.stringify(messagesError(parsed, status, ctx.requestId));
-  if (!answered.has(ctx.res) || !Array.isArray(parsed.choices)) return text;
-  return JSON.stringify(messageOf(parsed, typeof parsed.service_tier === 'string' && ['standard', 'priority', 'batch'].includes(parsed.service_tier) ? parsed.service_tier : 'standard'));
+  const chat = answered.get(ctx.res);
+  if (!chat || !Array.isArray(parsed.choices)) return text;
+  return JSON.stringify(messageOf(parsed, typeof parsed.service_tier === 'string' && ['standard', 'priority', 'batch'].includes(parsed.service_tier) ? parsed.service_tier : 'standard', chat.stop));
 }
 
 const textOf = (chunk: unknown): string => (typeof chunk === 'string' ? chunk : chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : '');
@@ -59,7 +60,8 @@ export function shapeMessages(ctx: Ctx): void {
   res.writeHead = ((status: number, headers?: unknown) => {
     const h = { ...(headers && typeof headers === 'object' ? (headers as OutgoingHttpHeaders) : {}) };
     if (String(h['content-type'] ?? '').startsWith('text/event-stream')) {
-      stream = new MessagesStream();
+      const chat = answered.get(res);
+      stream = new MessagesStream(chat && { stops: chat.stop });
       return writeHead(status, h);
     }
     head = { status, headers: h };
@@ -87,7 +89,7 @@ async function handleMessages(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   // The OpenAPI's MessagesRequest requires a model (chat's request may leave it to the default; this one may not).
   if (typeof body.model !== 'string' || !body.model) bad('model is required (a string)');
   const chat = chatBodyOf(body);
-  answered.add(ctx.res);
+  answered.set(ctx.res, chat);
   return handleChat(ctx, gateway, chat);
 }
 

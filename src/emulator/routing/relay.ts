@@ -259,7 +259,8 @@ export function streamOf(answer: Body): StreamReply {
   const finish = choice.finish_reason ?? 'stop';
   const chunks = [
     { ...base, choices: [{ index: 0, delta: { role: 'assistant', ...message }, finish_reason: null }] },
-    { ...base, choices: [{ index: 0, delta: {}, finish_reason: finish }] },
+    // What else the choice says of its end (its provider's reason, vLLM's stop sequence) goes with it.
+    { ...base, choices: [{ index: 0, delta: {}, finish_reason: finish, ...Object.fromEntries(['native_finish_reason', 'stop_reason', 'matched_stop'].filter((k) => choice[k] !== undefined).map((k) => [k, choice[k]])) }] },
     ...(answer.usage ? [{ ...base, choices: [], usage: answer.usage }] : []),
   ];
   async function* events(): AsyncGenerator<string> {
