@@ -1,13 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countTokens } from '../../src/emulator/models/models.js';
 import { runBatch } from '../support/emulator-folder.js';
 import { failing, localUpstream, testGateway, type LocalUpstream } from '../support/upstreams.js';
 
 // `POST /v1/messages` through a gateway: which stop sequence ended an answer, where the upstream says it (vLLM's
 // `stop_reason` in the choice, SGLang's `matched_stop`), where a fake model behind the gateway made it, and in a
-// `/v1/messages` batch run upstream.
-// Before: `end_turn` and `stop_sequence: null` in every answer.
+// `/v1/messages` batch run upstream; message_start counts the input before the upstream's usage comes.
+// Before: `end_turn` and `stop_sequence: null` in every answer, `input_tokens: 0` at message_start.
 type Body = Record<string, any>;
 type Event = Anthropic.MessageStreamEvent;
 
@@ -98,6 +99,13 @@ describe('POST /v1/messages through a gateway: the stop sequence that ended an a
     expect([whole.model, whole.content, whole.stop_reason, whole.stop_sequence]).toEqual(['local/echo', [{ type: 'text', text: 'one two ', citations: null }], 'stop_sequence', 'STOP']);
     const { m } = await streamed(body);
     expect([m.content, m.stop_reason, m.stop_sequence]).toEqual([whole.content, 'stop_sequence', 'STOP']);
+  });
+
+  it('message_start counts the input as the gateway does (its hang-up charge\'s count); the final usage is the upstream\'s', async () => {
+    const { m, events } = await streamed(ask('test/vllm', 'one two STOP three'));
+    const start = events.find((e): e is Anthropic.MessageStartEvent => e.type === 'message_start')!;
+    expect(start.message.usage.input_tokens).toBe(countTokens('user: one two STOP three'));
+    expect(m.usage.input_tokens).toBe(UPSTREAM_PROMPT_TOKENS);
   });
 
   it('a /v1/messages batch run upstream: each result says which sequence ended it', async () => {

@@ -5,11 +5,11 @@ import { startTarget, TARGETS, type Target } from '../support/client-targets.js'
 
 // `POST /v1/messages` with stop sequences, through the official `@anthropic-ai/sdk`: a sequence that ends the
 // answer is named (`stop_reason: "stop_sequence"`, `stop_sequence`) in the whole answer, in the stream's
-// message_delta and in a `/v1/messages` batch's results.
-// Before: `end_turn` and `null` everywhere.
+// message_delta and in a `/v1/messages` batch's results, and message_start counts the input as Anthropic's does.
+// Before: `end_turn` and `null` everywhere, and message_start said `input_tokens: 0`.
 type Event = Anthropic.MessageStreamEvent;
 
-describe.each(TARGETS)('/v1/messages stop sequences (%s)', (kind) => {
+describe.each(TARGETS)('/v1/messages stop sequences and message_start usage (%s)', (kind) => {
   let t: Target;
   let client: Anthropic;
   beforeAll(async () => {
@@ -37,13 +37,17 @@ describe.each(TARGETS)('/v1/messages stop sequences (%s)', (kind) => {
     expect([cut.stop_reason, cut.stop_sequence]).toEqual(['max_tokens', null]);
   });
 
-  it('messages.stream(): message_delta names the sequence, finalMessage too', async () => {
+  it('messages.stream(): message_start counts the input, message_delta names the sequence, finalMessage too', async () => {
     const stream = client.messages.stream(ask('one two STOP three', ['STOP']));
     const events: Event[] = [];
     // Each event as it came: the SDK's message grows from message_start's own object.
     stream.on('streamEvent', (e) => events.push(structuredClone(e)));
     const m = await stream.finalMessage();
     expect({ stop_reason: m.stop_reason, stop_sequence: m.stop_sequence }).toEqual(told('STOP'));
+    const start = events.find((e): e is Anthropic.MessageStartEvent => e.type === 'message_start')!;
+    expect(start.message.usage.input_tokens).toBeGreaterThan(0);
+    expect(start.message.usage.input_tokens).toBe(m.usage.input_tokens);
+    expect(start.message.usage.output_tokens).toBe(0);
     const delta = events.find((e): e is Anthropic.MessageDeltaEvent => e.type === 'message_delta')!;
     expect(delta.delta).toMatchObject(told('STOP'));
     const whole = await client.messages.create(ask('one two STOP three', ['STOP']));

@@ -8,9 +8,10 @@ import { DIRECT, messagesUsage, stopOf } from './messages-format.js';
 type Body = Record<string, unknown>;
 type Block = { kind: 'thinking' | 'text' | 'tool'; index: number; call?: unknown };
 
-/** What the stream's request says of its answer: its stop sequences. */
+/** What the stream's request says of its answer: its stop sequences, and its input's tokens (known before the answer is). */
 export interface MessagesAsk {
   stops?: unknown;
+  inputTokens?: () => number;
 }
 
 const frame = (type: string, data: Body): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
@@ -59,7 +60,9 @@ export class MessagesStream {
     let out = '';
     if (!this.started) {
       this.started = true;
-      const message = { id: chunk.id, type: 'message', role: 'assistant', model: chunk.model, content: [], stop_reason: null, stop_sequence: null, stop_details: null, usage: messagesUsage(undefined), container: null };
+      // The input's count at the start, as Anthropic's; the output's and the final counts come in message_delta.
+      const usage = messagesUsage({ prompt_tokens: this.ask.inputTokens?.() ?? 0 });
+      const message = { id: chunk.id, type: 'message', role: 'assistant', model: chunk.model, content: [], stop_reason: null, stop_sequence: null, stop_details: null, usage, container: null };
       out += frame('message_start', { message });
     }
     const error = chunk.error as Body | undefined;

@@ -10,6 +10,7 @@ import { defineRoutes } from '../http/routes.js';
 import type { ChatGateway } from '../providers/types.js';
 import { bad } from '../http/validate.js';
 import { handleChat } from './chat.js';
+import { promptCount } from '../routing/hang-up.js';
 import { chatBodyOf, messageOf } from './messages-format.js';
 import { MessagesStream } from './messages-stream.js';
 
@@ -61,7 +62,7 @@ export function shapeMessages(ctx: Ctx): void {
     const h = { ...(headers && typeof headers === 'object' ? (headers as OutgoingHttpHeaders) : {}) };
     if (String(h['content-type'] ?? '').startsWith('text/event-stream')) {
       const chat = answered.get(res);
-      stream = new MessagesStream(chat && { stops: chat.stop });
+      stream = new MessagesStream(chat && { stops: chat.stop, inputTokens: () => promptCount(chat) });
       return writeHead(status, h);
     }
     head = { status, headers: h };
