@@ -101,11 +101,11 @@ describe.each(TARGETS)('@anthropic-ai/sdk against router serve (%s)', (kind) => 
     expect((unpaid as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'billing_error' } });
   });
 
-  it('a path under /v1/messages no route serves (the SDK\'s countTokens) is a 404 in Anthropic\'s error shape, as is a 405', async () => {
+  it('a path under /v1/messages no route serves (the SDK\'s countTokens) is a 404 in Anthropic\'s error shape, as is a 405 (any other 4xx\'s type)', async () => {
     const e = await client.messages.countTokens({ model: t.model('echo'), messages: [{ role: 'user', content: 'count me' }] }).catch((err: unknown) => err);
     expect(e).toBeInstanceOf(Anthropic.NotFoundError);
     expect((e as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'not_found_error', message: expect.stringContaining('/v1/messages/count_tokens') } });
     const wrong = await fetch(`${root()}/v1/messages`, { headers: { 'x-api-key': t.apiKey } });
-    expect([wrong.status, ((await wrong.json()) as { error: { type: string } }).error.type]).toEqual([405, 'api_error']);
+    expect([wrong.status, ((await wrong.json()) as { error: { type: string } }).error.type]).toEqual([405, 'invalid_request_error']);
   });
 });
