@@ -88,7 +88,7 @@ describe('router serve embeddings with a models list', () => {
     expect(r.code, r.stderr).toBe(0);
     const answer = JSON.parse(r.stdout) as { model: string; data: unknown[] };
     expect([answer.model, answer.data.length]).toEqual(['local/embed', 1]);
-    expect(r.stderr).toContain('router: embeddings: nosuch/model -> local/embed via local-alpha (attempt 3); passed over: none (nosuch/model is not a valid model ID), none (local/echo is a chat model, not an embedding model; /v1/chat/completions serves it)\n');
+    expect(r.stderr).toContain('router: embeddings: nosuch/model -> local/embed via local-alpha (attempt 1); passed over, not asked: none (nosuch/model is not a valid model ID), none (local/echo is a chat model, not an embedding model; /v1/chat/completions serves it)\n');
     const last = sent('/v1/embeddings').at(-1)!.body;
     expect(last.models).toEqual(['local/echo', 'local/embed']);
   });

@@ -11,7 +11,8 @@ import { startGatewayChain, type GatewayChain } from '../support/gateway-chain.j
 // request whose list named only an upstream model of another kind never reached the gateway's routing.
 // A fake model that is down was passed over unsaid in router serve's own summary. Now each id says
 // why, in the words the gateway's chat uses: no model (`not a valid model ID`), a model of another
-// kind (named, with the route that serves it), or down (`its provider (id: unavailable)`).
+// kind (named, with the route that serves it), or down (`its provider (id: unavailable)`). Both say an
+// id passed over as not asked (routing-metadata-agree.test.ts).
 let chain: GatewayChain;
 let dir: string;
 let emulator: Emulator;
@@ -78,13 +79,13 @@ describe("router serve's own models say it the same way", () => {
 
   it('a chat model passed over for embeddings, and the 400 when none is one', async () => {
     const got = await own('embeddings', { model: 'local/echo', models: ['local/embed'], input: 'hi' });
-    expect(summary(got)).toBe('embeddings: local/echo -> local/embed via local-alpha (attempt 2); passed over: none (local/echo is a chat model, not an embedding model; /v1/chat/completions serves it)');
+    expect(summary(got)).toBe('embeddings: local/echo -> local/embed via local-alpha (attempt 1); passed over, not asked: none (local/echo is a chat model, not an embedding model; /v1/chat/completions serves it)');
     const none = await own('embeddings', { model: 'local/echo', input: 'hi' });
     expect([none.status, none.body.error.message]).toEqual([400, 'local/echo is a chat model, not an embedding model; /v1/chat/completions serves it']);
   });
 
   it('a model that is down, named with its provider (before: passed over unsaid)', async () => {
     const got = await own('chat/completions', { model: 'local/unavailable', models: ['nosuch/model', 'local/echo'], messages });
-    expect(summary(got)).toBe('chat: local/unavailable -> local/echo via local-alpha (attempt 3); passed over: local-beta (local/unavailable: unavailable), none (nosuch/model is not a valid model ID)');
+    expect(summary(got)).toBe('chat: local/unavailable -> local/echo via local-alpha (attempt 2); failed: local-beta (local/unavailable: unavailable); passed over, not asked: none (nosuch/model is not a valid model ID)');
   });
 });

@@ -25,7 +25,7 @@ describe('the emulator answers the field of the header it was asked with', () =>
       attempt: 2,
       strategy: 'fallback',
       requested: 'local/unavailable',
-      attempts: [{ model: 'local/unavailable', status: 503 }, { model: 'local/echo', provider: 'local-alpha', status: 200 }],
+      attempts: [{ model: 'local/unavailable', status: 502 }, { model: 'local/echo', provider: 'local-alpha', status: 200 }],
       pipeline: [{ type: 'plugin', name: 'web' }],
     });
   });
@@ -58,8 +58,8 @@ describe('router --router-metadata', () => {
       t.clearRequests();
       const r = await t.run(['chat', '--model', 'local/unavailable', '--models', 'local/echo', '--router-metadata', stream, 'hey']);
       expect(r).toMatchObject({ code: 0, stdout: 'hey\n' });
-      expect(r.stderr).toMatch(/^router: chat: local\/unavailable -> local\/echo via local-alpha \(attempt 2\); passed over: local-beta \(local\/unavailable: unavailable\)$/m);
-      expect(r.stderr).toMatch(/^router: attempts: local\/unavailable via \S+ \(503\), local\/echo via local-alpha \(200\)$/m);
+      expect(r.stderr).toMatch(/^router: chat: local\/unavailable -> local\/echo via local-alpha \(attempt 2\); failed: local-beta \(local\/unavailable: unavailable\)$/m);
+      expect(r.stderr).toMatch(/^router: attempts: local\/unavailable via local-beta \(502\), local\/echo via local-alpha \(200\)$/m);
       const { headers } = t.requests().find((q) => q.path === '/v1/chat/completions')!;
       expect(headers).toMatchObject({ 'x-router-experimental-metadata': 'enabled', 'x-openrouter-metadata': 'enabled' });
     }

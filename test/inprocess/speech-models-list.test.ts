@@ -51,11 +51,13 @@ describe.each([
   it('falls back past an id that names no model, and past a model provider.only leaves no provider', async () => {
     const unknown = await speak(server(), { model: 'nosuch/tts', models: ['local/tts'] });
     expect(unknown.status, unknown.text).toBe(200);
-    expect(unknown.meta).toMatchObject({ attempt: 2, requested: 'nosuch/tts' });
-    expect(unknown.meta?.summary).toContain('-> local/tts via local-alpha (attempt 2)');
+    // An id that names no model is passed over, never asked (as the gateway says it): one attempt.
+    expect(unknown.meta).toMatchObject({ attempt: 1, requested: 'nosuch/tts', strategy: 'fallback', passed_over: [{ provider: 'none', model: 'nosuch/tts', status: 400 }] });
+    expect(unknown.meta?.summary).toContain('-> local/tts via local-alpha (attempt 1)');
     const only = await speak(server(), { model: 'local/tts', models: ['local/tts-basic'], provider: { only: ['local-beta'] } });
     expect(only.status, only.text).toBe(200);
-    expect(only.meta?.summary).toContain('-> local/tts-basic via local-beta (attempt 2)');
+    expect(only.meta?.summary).toContain('-> local/tts-basic via local-beta (attempt 1)');
+    expect(only.meta).toMatchObject({ strategy: 'fallback' });
   });
 
   it('keeps the list\'s order, and refuses as before what nothing in it answers', async () => {

@@ -73,7 +73,15 @@ export function resolveModel(id: unknown, kind: ModelKind, fallback?: string): M
 
 /** Picks the provider for a model under the caller's routing preferences; undefined when none is allowed. */
 export function pickProvider(model: ModelSpec, provider: unknown, qualifies: (slug: string) => boolean = () => true): string | undefined {
-  if (provider === undefined || provider === null) return model.providers[0];
+  return allowedProviders(model, provider, qualifies)[0];
+}
+
+/**
+ * A model's providers under the caller's routing preferences, in their order (`provider.order` first): none when
+ * none is allowed. The fake models never fall back to a model's next provider: `allow_fallbacks` changes nothing.
+ */
+export function allowedProviders(model: ModelSpec, provider: unknown, qualifies: (slug: string) => boolean = () => true): string[] {
+  if (provider === undefined || provider === null) return model.providers;
   if (typeof provider !== 'object' || Array.isArray(provider)) bad('provider must be an object');
   const p = provider as { only?: unknown; ignore?: unknown; order?: unknown } & Body;
   for (const flag of ['allow_fallbacks', 'zdr']) {
@@ -89,7 +97,7 @@ export function pickProvider(model: ModelSpec, provider: unknown, qualifies: (sl
   const order = list('order', p.order) ?? [];
   let candidates = model.providers.filter((slug) => (!only || only.includes(slug)) && !ignore.includes(slug)).filter(qualifies);
   candidates = [...order.filter((s) => candidates.includes(s)), ...candidates.filter((s) => !order.includes(s))];
-  return candidates[0];
+  return candidates;
 }
 
 export function knownProvider(slug: string): boolean {

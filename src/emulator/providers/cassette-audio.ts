@@ -31,6 +31,7 @@ export function teeAudio(reply: AudioReply, cassette: Cassette, started: number,
       // cassette is whole or not kept); a break of the upstream's is kept where it came, to break there again.
       if (!signal.aborted && !(err instanceof ProviderFailure && err.reason === 'stopping')) {
         cassette.response.broken = (err as Error).message;
+        cassette.response.broken_after_ms = Date.now() - started;
         save();
       }
       throw err;
@@ -46,7 +47,7 @@ export function teeAudio(reply: AudioReply, cassette: Cassette, started: number,
 export function replayAudio(c: Cassette, timing: number, signal: StopSignal, stopping?: StopSignal): AudioReply {
   const started = performance.now();
   const due = (ms: unknown) => started + (typeof ms === 'number' && ms > 0 ? ms * timing : 0);
-  const { status, headers, body, audio: pieces, broken, after_ms } = c.response;
+  const { status, headers, body, audio: pieces, broken, broken_after_ms, after_ms } = c.response;
   // The gateway stopping fails a replay as it fails a live request: a 502 before the first bytes, a cut after.
   const stopped = () => {
     if (stopping?.aborted) throw new ProviderFailure('stopping', `${c.provider}: the gateway is stopping`);
@@ -64,8 +65,10 @@ export function replayAudio(c: Cassette, timing: number, signal: StopSignal, sto
       yield Buffer.from(typeof body === 'string' ? body : JSON.stringify(body ?? null), 'utf8');
     }
     if (broken !== undefined) {
-      // The bytes before the break go out first, as they did from the upstream.
+      // The bytes before the break go out first, as they did from the upstream; the break when it came.
       await new Promise((resolve) => setImmediate(resolve));
+      await until(due(broken_after_ms), signal, stopping);
+      stopped();
       throw new ProviderFailure('broken', broken);
     }
   }

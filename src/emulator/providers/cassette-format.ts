@@ -26,6 +26,8 @@ export interface Cassette {
     audio?: { after_ms: number; base64: string }[];
     /** Where the upstream broke the stream (or the audio), after the chunks above. */
     broken?: string;
+    /** When it broke, in milliseconds since the request (a stall's timeout comes that late again); absent in older cassettes. */
+    broken_after_ms?: number;
     /**
      * A failure the gateway passed over (refused, timed out, a 429 or 5xx, an answer that was none):
      * replayed as the same failure after `after_ms`, so the next provider (or the caller's 502) follows

@@ -57,7 +57,7 @@ export async function replay(c: Cassette, timing: number, signal: StopSignal, st
   const stopped = () => {
     if (stopping.aborted) throw new ProviderFailure('stopping', `${c.provider}: the gateway is stopping`);
   };
-  const { status, headers, body, chunks, broken } = c.response;
+  const { status, headers, body, chunks, broken, broken_after_ms } = c.response;
   if (!chunks) {
     await until(due(c.response.after_ms), signal.caller ?? signal, stopping);
     gone(c.provider, signal);
@@ -70,7 +70,11 @@ export async function replay(c: Cassette, timing: number, signal: StopSignal, st
       stopped();
       yield text(chunk.data);
     }
-    if (broken !== undefined) throw new ProviderFailure('broken', broken);
+    if (broken === undefined) return;
+    // A stall the upstream was let go after (first_event_timeout_ms, idle_timeout_ms) breaks as late as it did.
+    await until(due(broken_after_ms), signal, stopping);
+    stopped();
+    throw new ProviderFailure('broken', broken);
   }
   return { kind: 'stream', status, headers, events: events() };
 }

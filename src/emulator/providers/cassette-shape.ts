@@ -27,6 +27,7 @@ export function cassetteWrong(c: unknown): string | undefined {
   if (r.headers !== undefined && (!isObj(r.headers) || Object.values(r.headers).some((v) => typeof v !== 'string'))) return 'response.headers must map names to strings';
   if (r.after_ms !== undefined && !isMs(r.after_ms)) return 'response.after_ms must be a number of milliseconds';
   if (r.broken !== undefined && typeof r.broken !== 'string') return 'response.broken must be a string';
+  if (r.broken_after_ms !== undefined && !isMs(r.broken_after_ms)) return 'response.broken_after_ms must be a number of milliseconds';
   if (r.failure !== undefined) {
     const f = r.failure;
     if (!isObj(f) || !REASONS.includes(f.reason as string) || typeof f.message !== 'string') return `response.failure must be {"reason": one of ${REASONS.join(', ')}, "message": a string}`;

@@ -41,6 +41,7 @@ export function teeEvents(reply: Extract<UpstreamReply, { kind: 'stream' }>, cas
       // A caller who hung up, or the gateway stopping, broke it: no answer of the upstream's to keep.
       lost = signal.aborted || (err instanceof ProviderFailure && err.reason === 'stopping');
       cassette.response.broken = (err as Error).message;
+      cassette.response.broken_after_ms = Date.now() - started;
       throw err;
     } finally {
       // Also when the relay let it go at an event it could not relay (an error, garbage): replayed, the same happens.

@@ -1,10 +1,12 @@
 import { randomHex } from '../http/ids.js';
 import { HttpError, type BeforeParse, type Ctx } from '../http/http.js';
 import { costOf, generate, outputLimit, pieces, piecesOf, seedOf, prng, type Generation, type ModelSpec } from '../models/models.js';
-import { asksMetadata, metadataFields, type MetadataAsk, type Routed, type Skipped } from '../routing/routed.js';
+import { asksMetadata, metadataFields, type MetadataAsk, type Routed } from '../routing/routed.js';
+import { route } from '../routing/fake-route.js';
 
 export type { Routed };
-import { bad, checkMetadata, checkModelsList, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, optString, pickProvider, resolveModel, servedTier } from '../http/validate.js';
+export { route };
+import { bad, checkMetadata, checkModelsList, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, optString, servedTier } from '../http/validate.js';
 import { reserve, writeSSE } from '../state/billing.js';
 import { chatEventTokens, streamBill, tokensOwed } from './stream-bill.js';
 import { checkChatOptionTypes } from '../http/option-types.js';
@@ -17,7 +19,6 @@ import { defineRoutes } from '../http/routes.js';
 import type { ChatGateway } from '../providers/types.js';
 import { keepContent } from './generation-content.js';
 import { recordGeneration } from './generations.js';
-import { cheapestFirst, fakeQualifies, ruledOut } from '../routing/provider-rules.js';
 
 type Body = Record<string, unknown>;
 
@@ -89,45 +90,6 @@ export function checkOutputLimit(model: ModelSpec, asked: number | null | undefi
   if (asked < 1) throw new HttpError(400, `${field} (${asked}): ${model.id} answers at least 1 token`, 'invalid_request');
   if (model.maxOutputTokens !== undefined && asked > model.maxOutputTokens) {
     throw new HttpError(400, `${field} (${asked}) exceeds the maximum output of ${model.id}: ${model.maxOutputTokens} tokens`, 'invalid_request');
-  }
-}
-
-/**
- * Walks `model` then `models` (fallback), skipping models that are down or have no allowed provider,
- * and ids that are no model here (as the gateway's candidatesFor: a 400 on the first only when none is).
- */
-export function route(body: Body, kind: 'chat' | 'speech' | 'embedding'): Routed {
-  const requested = (body.model as string | undefined) ?? (Array.isArray(body.models) ? (body.models[0] as string) : undefined);
-  const chain = [...new Set([requested, ...(Array.isArray(body.models) ? (body.models as string[]) : [])].filter((m): m is string => !!m))];
-  const candidates = cheapestFirst(body, chain.length ? chain.map((id) => knownModel(id, kind)) : [resolveModel(undefined, kind, kind === 'chat' ? 'local/echo' : undefined)]);
-  const skipped = candidates.filter((m): m is Skipped => 'error' in m);
-  // None is a model here: the first one's 400, as a request naming it alone gets.
-  if (skipped.length === candidates.length) resolveModel(chain[0], kind);
-  let noProvider = false;
-  const ruled: Parameters<typeof ruledOut>[0] = [];
-  for (let i = 0; i < candidates.length; i++) {
-    const model = candidates[i]!;
-    if ('error' in model) continue;
-    const provider = pickProvider(model, body.provider, fakeQualifies(body, kind, model, ruled));
-    if (!provider) {
-      noProvider = true;
-      continue;
-    }
-    if (model.unavailable) continue;
-    return { model, provider, attempt: i + 1, requested: requested ?? model.id, tried: candidates.slice(0, i + 1) };
-  }
-  if (noProvider && ruled.length) throw ruledOut(ruled);
-  if (noProvider) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
-  throw new HttpError(502, 'All providers for the requested models are unavailable', 'provider_unavailable');
-}
-
-/** The model an id of the chain names, or why it names none (a 400's words). */
-function knownModel(id: string, kind: 'chat' | 'speech' | 'embedding'): ModelSpec | Skipped {
-  try {
-    return resolveModel(id, kind);
-  } catch (err) {
-    if (err instanceof HttpError && err.status === 400) return { model: id, error: err.message };
-    throw err;
   }
 }
 

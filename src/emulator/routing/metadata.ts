@@ -4,6 +4,7 @@ import { asksMetadata, type MetadataAsk } from './routed.js';
 import { modelChain } from './candidates.js';
 import { ProviderFailure } from '../providers/types.js';
 import { HttpError } from '../http/http.js';
+import { openrouterShape, routingMetadata } from './metadata-shape.js';
 
 export type { Attempt } from './attempt.js';
 export { noEndpoints } from './no-endpoints.js';
@@ -66,36 +67,10 @@ function soonestRetry(passed: Attempt[]): string | undefined {
   return soonest?.value;
 }
 
-/** Whether an attempt asked its provider: an id that names no model, or a provider a rule passed over, was never asked. */
-const askedOne = (a: Attempt) => !a.unknown && !a.unasked;
-
-/**
- * `router_metadata` of a gateway answer (`api`: chat or responses): the providers asked (`attempts`,
- * `attempt`: their count), the one that answered last; with no `chosen`, of the answer when every
- * candidate failed (allFailed). Those never asked (an id that names no model, a provider a rule of
- * `provider` passed over) are `passed_over`, each with its reason; a provider passed over is an
- * endpoint of the model not available to the request (`endpoints.total` counts it, as the service's does).
- */
+/** `router_metadata` of a gateway answer (metadata-shape.ts); with no `chosen`, of the answer when every candidate failed (allFailed). */
 export function gatewayMetadata(requested: string, candidates: Candidate[], chosen: Candidate | undefined, passed: Attempt[], startedAt: number, api = 'chat') {
-  const asked = passed.filter(askedOne);
-  const notAsked = passed.filter((a) => !askedOne(a));
-  const attempt = asked.length + (chosen ? 1 : 0);
-  const failed = asked.map((a) => `${a.provider} (${a.error})`).join(', ');
-  const skipped = notAsked.map((a) => `${a.provider} (${a.error})`).join(', ');
-  const notAskedWords = skipped ? `; passed over, not asked: ${skipped}` : '';
-  const answered = chosen ? `${chosen.model.id} via ${chosen.slug} (attempt ${attempt})${failed ? `; failed: ${failed}` : ''}${notAskedWords}` : `every candidate failed: ${failed || 'no provider asked'}${notAskedWords}`;
-  return {
-    attempt,
-    endpoints: { available: candidates.map((c) => ({ model: c.model.id, provider: c.slug, selected: c === chosen })), total: candidates.length + notAsked.filter((a) => a.provider !== 'none').length },
-    generation_time: Math.max(1, Date.now() - startedAt),
-    is_byok: false,
-    region: 'local',
-    requested,
-    strategy: attempt > 1 || (chosen !== undefined && chosen.model.id !== requested) ? 'fallback' : 'direct',
-    summary: `${api}: ${requested} -> ${answered}`,
-    attempts: [...asked.map((a) => ({ provider: a.provider, model: a.model, error: a.error, ok: false })), ...(chosen ? [{ provider: chosen.slug, model: chosen.model.id, ok: true }] : [])],
-    passed_over: notAsked.map((a) => ({ provider: a.provider, model: a.model, reason: a.error, status: a.status ?? 400 })),
-  };
+  const endpoints = candidates.map((c) => ({ model: c.model.id, provider: c.slug, selected: c === chosen }));
+  return routingMetadata(requested, endpoints, chosen && { model: chosen.model.id, provider: chosen.slug }, passed, Math.max(1, Date.now() - startedAt), api);
 }
 
 /** The metadata fields a gateway answer carries, as the caller asked: `router_metadata`, `openrouter_metadata` or both. */
@@ -103,12 +78,7 @@ export function gatewayMetadataFields(ask: MetadataAsk, ...args: Parameters<type
   const meta = gatewayMetadata(...args);
   const out: Record<string, unknown> = {};
   if (ask.router) out.router_metadata = meta;
-  if (ask.openrouter) {
-    // The deployed shape: the providers asked, each with its status (502 when none came: a timeout, a break); no words, nothing passed over.
-    const { generation_time: _time, attempts, passed_over: _passed, ...common } = meta;
-    const asked = args[3].filter(askedOne);
-    out.openrouter_metadata = { ...common, attempts: attempts.map((a, i) => ({ provider: a.provider, model: a.model, status: a.ok ? 200 : (asked[i]?.status ?? 502) })) };
-  }
+  if (ask.openrouter) out.openrouter_metadata = openrouterShape(meta, args[3]);
   return out;
 }
 

@@ -108,7 +108,7 @@ export function whyNot(c: Endpoint, rules: Rules, local: boolean): { rule: 'para
   return undefined;
 }
 
-type Ruled = ReturnType<typeof whyNot> & {};
+type Ruled = NonNullable<ReturnType<typeof whyNot>>;
 
 const NO_ENDPOINTS = 'No endpoints found matching your provider preferences';
 /** The service's words when `provider.require_parameters` leaves no endpoint. */
@@ -117,18 +117,6 @@ const NO_PARAMETERS = 'No endpoints found that can handle the requested paramete
 /** The 404 when rules passed every endpoint over, each named with why: the service's words for parameters when only they did. */
 export function ruledOut(ruled: Ruled[]): HttpError {
   return new HttpError(404, `${ruled.every((r) => r.rule === 'parameters') ? NO_PARAMETERS : NO_ENDPOINTS}: ${ruled.map((r) => r.why).join('; ')}`, 'not_found');
-}
-
-/** For a fake model (router serve's own routing): whether a provider of it qualifies under the request's rules, each one that does not kept in `ruled`. */
-export function fakeQualifies(body: Body, kind: string, model: ModelSpec, ruled: Ruled[]): ((slug: string) => boolean) | undefined {
-  const rules = rulesOf(body, kind);
-  if (!rules) return undefined;
-  return (slug) => {
-    const c = { slug, model: { id: model.id, upstream: model.id }, listed: { prompt: model.promptPrice, completion: model.completionPrice } };
-    const not = whyNot(c, rules, true);
-    if (not) ruled.push(not);
-    return !not;
-  };
 }
 
 /**
