@@ -7,6 +7,7 @@ import type { Tool, ToolResult } from './tool.js';
 import { atExit } from '../internal/exit-hooks.js';
 import { whenAborted } from '../internal/abort-fanout.js';
 import { toolEnv } from './tool-env.js';
+import { installedHere, projectBin } from './project-bin.js';
 import { counted } from '../internal/counted.js';
 import { endGroup, signalGroup } from '../internal/process-group.js';
 
@@ -113,6 +114,13 @@ export async function runCommand(command: string | string[], input: string, sign
   });
 }
 
+/** A command (its first word, for a shell line) not found that the project installed: where it is. */
+async function notOnPath(command: string | string[]): Promise<string | undefined> {
+  const program = typeof command === 'string' ? /^\s*([\w.@+-]+)(\s|$)/.exec(command)?.[1] : command[0];
+  const bin = await projectBin(program);
+  return bin && installedHere(bin);
+}
+
 /**
  * A command's program that is a folder (EACCES from spawn, or the shell's "Permission denied", exit
  * 126 both): said as such. The program of a shell line is its first word, when that is a plain path.
@@ -138,7 +146,7 @@ export function commandTool(def: { name: string; description?: string | undefine
       // The loop's client keys too, whatever variable a program read them from.
       const callEnv = call?.secrets?.length ? toolEnv(env, call.secrets) : env;
       const { code, output, outputCut, binary, log } = await runCommand(command, call?.arguments ?? JSON.stringify(args), signal, callEnv);
-      const notRunnable = code === 126 ? await folderProgram(command) : undefined;
+      const notRunnable = code === 126 ? await folderProgram(command) : code === 127 ? await notOnPath(command) : undefined;
       const text = notRunnable ? `could not run the command: ${notRunnable}` : output;
       return { ok: code === 0, code, text, ...(notRunnable ? { notRunnable } : {}), ...(outputCut ? { outputCut } : {}), ...(binary ? { binary } : {}), ...(log ? { log } : {}) };
     },

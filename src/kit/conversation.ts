@@ -11,9 +11,16 @@ import { FragmentStore } from './fragments.js';
 import { dirname, join } from 'node:path';
 import { promptTurn, runPrompt, type PromptOptions, type PromptResponse, type SchemaAnswer } from './prompt.js';
 import { checkOptions, optionNames } from '../client/option-names.js';
+import { resolveModel } from './model-aliases.js';
 
 /** The names of ConversationOptions's members, checked against it both ways (a new option is a name here too). */
 const CONVERSATION_OPTIONS = optionNames<ConversationOptions>()({ store: 1, id: 1, last: 1 });
+const MODEL_OPTIONS = optionNames<ChatModelOptions>()({ env: 1 });
+
+export interface ChatModelOptions {
+  /** Where the aliases are read (`router aliases`' config folder: ROUTER_CONFIG_DIR, …); `process.env` if absent. */
+  env?: NodeJS.ProcessEnv | undefined;
+}
 
 export interface ConversationOptions {
   /** Where the conversation is kept after each turn (none: held in memory only). */
@@ -29,13 +36,20 @@ export class ChatModel {
     readonly client: RouterClient,
     /** An `<author>/<slug>` model id. */
     readonly id: string,
+    private readonly env: NodeJS.ProcessEnv = process.env,
   ) {}
+
+  /** A prompt's options with its `model`, an alias `router aliases set` keeps, as the model id it names. */
+  aliased(opts: PromptOptions | undefined): PromptOptions | undefined {
+    const model = opts?.model === undefined ? undefined : resolveModel(opts.model, this.env);
+    return model === undefined || model === opts!.model ? opts : { ...opts, model };
+  }
 
   /** One exchange: the prompt, the tool calls the model asks for run, the answer (with a schema written in the call, `json` typed by it). */
   prompt<const S extends Record<string, unknown>>(text: string, opts: PromptOptions & { schema: S }): Promise<SchemaAnswer<S>>;
   prompt(text: string, opts?: PromptOptions): Promise<PromptResponse>;
   prompt(text: string, opts?: PromptOptions): Promise<PromptResponse> {
-    return runPrompt(this.client, this.id, [], text, opts);
+    return runPrompt(this.client, this.id, [], text, this.aliased(opts));
   }
 
   /** A conversation with this model: new, or taken up from a store (`id`, `last`). */
@@ -56,8 +70,15 @@ export class ChatModel {
   }
 }
 
-/** A model of the service by id (`chatModel(client, 'local/echo')`). */
-export const chatModel = (client: RouterClient, id: string) => new ChatModel(client, id);
+/**
+ * A model of the service by id (`chatModel(client, 'local/echo')`), or by an alias `router aliases set` keeps, as llm's
+ * `get_model()` takes one (a name without a slash, never a model id: one the service would refuse).
+ */
+export function chatModel(client: RouterClient, id: string, opts: ChatModelOptions = {}): ChatModel {
+  checkOptions('chatModel()', opts, MODEL_OPTIONS);
+  const env = opts.env ?? process.env;
+  return new ChatModel(client, resolveModel(id, env) ?? id, env);
+}
 
 export class Conversation {
   private record: ConversationRecord | undefined;
@@ -98,7 +119,8 @@ export class Conversation {
    */
   prompt<const S extends Record<string, unknown>>(text: string, opts: PromptOptions & { schema: S }): Promise<SchemaAnswer<S>>;
   prompt(text: string, opts?: PromptOptions): Promise<PromptResponse>;
-  async prompt(text: string, opts: PromptOptions = {}): Promise<PromptResponse> {
+  async prompt(text: string, given: PromptOptions = {}): Promise<PromptResponse> {
+    const opts = this.model.aliased(given)!;
     const earlier = this.record;
     const { response, check } = await promptTurn(this.model.client, this.model.id, this.sentMessages(), text, opts);
     const model = opts.model ?? this.model.id;

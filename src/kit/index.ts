@@ -18,7 +18,7 @@ export { readAttachment, attachmentFromBytes, attachmentFromUrl, chatParts, resp
 export { answerSchema, checkAnswer, chatResponseFormat, responsesTextFormat, type AnswerSchema, type SchemaValidator } from './schema.js';
 export { conciseSchema } from './schema-dsl.js';
 export { ConversationStore, type ConversationRecord, type ConversationSummary, type StoreOptions } from './conversation-store.js';
-export { ChatModel, chatModel, Conversation, type ConversationOptions } from './conversation.js';
+export { ChatModel, chatModel, Conversation, type ChatModelOptions, type ConversationOptions } from './conversation.js';
 export { FragmentStore, fragmentHash, isFragmentAlias, checkFragmentAlias, MAX_FRAGMENT_BYTES, unkeptFragment, type Fragment, type FragmentSummary, type FragmentStoreOptions, type KeptMessage } from './fragments.js';
 export { loadFragment, readFragment, FRAGMENT_TIMEOUT_MS, fetchFragment, fragmentText, isFragmentUrl, type FragmentSourceOptions } from './fragment-sources.js';
 export { queryLog, conversationTurns, searchTerms, truncated, type LogEntry, type LogQuery } from './conversation-log.js';

@@ -10,6 +10,7 @@ import { mcpResult } from './mcp-content.js';
 import { callMcpTool } from './mcp-call.js';
 import { splitCommandLine } from './command-line.js';
 import { folderProgram } from './command-tool.js';
+import { installedHere, projectBin } from './project-bin.js';
 import { flagFileProgram, serversFileProgram } from './mcp-config-file.js';
 import { dataFileProgram } from './mcp-data-file.js';
 import { GroupStdioTransport } from './mcp-stdio.js';
@@ -215,8 +216,10 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
       // Another program's file of servers (mcp.json), a --tools or a --schema file, execute bit or not: no shell's words about it.
       const serversFile = isUrl(spec) ? undefined : (await serversFileProgram(splitCommandLine(spec))) ?? (await flagFileProgram(splitCommandLine(spec))) ?? (await dataFileProgram(splitCommandLine(spec), (err as { code?: unknown }).code));
       if (serversFile) throw new ToolSourceError(`MCP server ${shownSpec(spec)}: could not start: ${serversFile}`, 'start');
-      const folder = (err as { code?: unknown }).code === 'EACCES' && !isUrl(spec) ? await folderProgram(splitCommandLine(spec)) : undefined;
-      const why = notMcp(err, step) ?? (/timed out|timeout/i.test(String(err)) ? `did not answer within ${startMs / 1000} s` : (err as { code?: unknown }).code === -32000 ? 'ended before it answered' : isUrl(spec) ? describeUrl(err, httpTarget(spec).url, urlSecrets(spec)) : `could not start: ${folder ?? describe(err)}`);
+      const code = (err as { code?: unknown }).code;
+      const folder = code === 'EACCES' && !isUrl(spec) ? await folderProgram(splitCommandLine(spec)) : undefined;
+      const bin = code === 'ENOENT' && !isUrl(spec) ? await projectBin(splitCommandLine(spec)[0]) : undefined;
+      const why = notMcp(err, step) ?? (/timed out|timeout/i.test(String(err)) ? `did not answer within ${startMs / 1000} s` : (err as { code?: unknown }).code === -32000 ? 'ended before it answered' : isUrl(spec) ? describeUrl(err, httpTarget(spec).url, urlSecrets(spec)) : `could not start: ${folder ?? (bin ? installedHere(bin) : describe(err))}`);
       const shown = shownSpec(spec);
       throw new ToolSourceError(`MCP server ${shown}: ${shown === spec ? why : why.replaceAll(spec, shown).replaceAll(httpTarget(spec).url.href, shown)}${said()}`, 'start');
     }

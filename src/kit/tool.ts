@@ -21,7 +21,7 @@ export interface ToolResult {
   ok: boolean;
   /** A command's exit code (127: not found; 126: not runnable), when the tool is a command. */
   code?: number | undefined;
-  /** Why a command could not be run (exit 126), when router can tell: "FILE is a folder, not a program". */
+  /** Why a command could not be run, when router can tell: "FILE is a folder, not a program" (exit 126), where the project installed it (127). */
   notRunnable?: string | undefined;
   /** What was cut before it went to the model (a command's streams, an MCP result): the bytes kept of those that came. */
   outputCut?: { stream: 'output' | 'stderr' | 'result'; kept: number; size: number }[] | undefined;

@@ -75,6 +75,7 @@ describe('an option a call does not know, from JavaScript', () => {
     const cases: [() => unknown, string][] = [
       [() => chatModel(client, 'local/echo').prompt('hi', { sytem: 'be brief' } as never), 'prompt() has no option "sytem": did you mean system?'],
       [() => chatModel(client, 'local/echo').conversation({ stor: new ConversationStore({ env }) } as never), 'conversation() has no option "stor": did you mean store?'],
+      [() => chatModel(client, 'fast', { evn: env } as never), 'chatModel() has no option "evn": did you mean env?'],
       [() => chatModel(client, 'local/echo').conversation().prompt('hi', { gaurd: guard } as never), 'prompt() has no option "gaurd": did you mean guard?'],
       [() => chatWithTools(client, { model: 'local/tools', messages: [] }, { tools: new Map(), maxRound: 2 } as never), 'chatWithTools() has no option "maxRound": did you mean maxRounds?'],
       [() => ToolSet.open({ mcps: ['npx some-server'] } as never), 'ToolSet.open() has no option "mcps": did you mean mcp?'],

@@ -107,7 +107,7 @@ export async function runRound(io: IO, loop: ToolLoop, calls: ShownCall[], round
     if (io.verbose) io.info(`  result: ${resultPreview(io, o.text)}`);
     // What a command logged on stderr, shown where its call is (as a hook's stderr is): the model never gets it.
     if (o.log) io.info(`  stderr: ${resultPreview(io, o.log)}`);
-    if (o.code === 127) io.note(`warning: tool ${call.name}: its command was not found (exit 127)`);
+    if (o.code === 127) io.note(`warning: tool ${call.name}: its command was not found (exit 127)${o.notRunnable ? `: ${o.notRunnable}` : ''}`);
     else if (o.code === 126) io.note(`warning: tool ${call.name}: its command could not be run (exit 126): ${o.notRunnable ?? 'is it executable (chmod +x)?'}`);
     else if (o.status === 'failed') io.note(`warning: tool ${call.name} failed${o.code === undefined ? '' : ` (exit ${o.code})`}: what it said went to the model`);
     for (const b of o.binary ?? []) io.note(`warning: tool ${call.name}: its ${b.stream} is ${counted(b.size, 'byte')} of binary data, not text: the model was told so, not sent the bytes`);
