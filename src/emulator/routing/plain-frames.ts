@@ -111,9 +111,9 @@ export class PlainFrames {
 
   private readonly relabel: (data: string) => string | undefined;
   /**
-   * Whether a plain chunk's content may go out as it came (text-scrub.ts); a chunk whose content may not is
-   * parsed. With it, a chunk with any other text (another choice's, reasoning, a refusal, a tool call) is
-   * parsed too: the scrub sees each text of each choice.
+   * Whether a plain chunk's content may go out as it came, as choice 0's content's next text (text-scrub.ts;
+   * it keeps what that text ends with when it may); a chunk whose content may not is parsed. With it, a chunk
+   * with any other text (another choice's, reasoning, a refusal, a tool call) is parsed too.
    */
   clean: ((content: string) => boolean) | undefined;
 
