@@ -34,7 +34,8 @@ const STREAMS: Record<string, { events: string[]; said: string[] }> = {
   },
   'split over three events, the last with the finish': {
     events: [chunk([delta({ role: 'assistant', content: 'a sk-' })]), chunk([delta({ content: 'provider-secret-' })]), chunk([delta({ content: '0123456789abcdef' }, 0, 'stop')])],
-    said: [`a ${MASK}`],
+    // The key's kind (`sk-`) went out with the first event, before the rest came: the rest is masked.
+    said: [`a sk-${MASK}`],
   },
   'then a key\'s start that never came whole, not lost': {
     events: [chunk([delta({ role: 'assistant', content: 'sk-provider-se' })]), chunk([delta({ content: 'cret-0123456789abcdef; see sk-pro' })]), chunk([delta({}, 0, 'stop')])],

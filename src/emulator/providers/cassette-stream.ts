@@ -1,6 +1,6 @@
 import { parsed, type Cassette } from './cassette-format.js';
 import { ProviderFailure, type StopSignal, type UpstreamReply } from './types.js';
-import { heldChoices, scrubChatChunk, scrubResponsesEvent, TextScrub } from './text-scrub.js';
+import { heldChoices, scrubChatChunk, scrubResponsesEvent, TextScrub, type KeyForm } from './text-scrub.js';
 
 type Body = Record<string, unknown>;
 
@@ -10,9 +10,9 @@ type Body = Record<string, unknown>;
  * cassette-partial.ts), so a gateway killed -9 mid-stream leaves what it had relayed. Kept (`save`)
  * at `[DONE]`, at its end, or where the upstream broke it; not when the caller hung up (`signal`) or
  * the gateway's stop cut it: no answer of the upstream's then. A key split between events (`forms`,
- * keyTexts()) is kept hidden as the relay hides it (text-scrub.ts): the chunks are kept as the caller got them.
+ * keyFormList()) is kept hidden as the relay hides it (text-scrub.ts): the chunks are kept as the caller got them.
  */
-export function teeEvents(reply: Extract<UpstreamReply, { kind: 'stream' }>, cassette: Cassette, started: number, save: () => void, partial: { add<T>(event: T): T; end(): void }, signal: StopSignal, forms: readonly string[] = []): UpstreamReply {
+export function teeEvents(reply: Extract<UpstreamReply, { kind: 'stream' }>, cassette: Cassette, started: number, save: () => void, partial: { add<T>(event: T): T; end(): void }, signal: StopSignal, forms: readonly KeyForm[] = []): UpstreamReply {
   const chunks: { after_ms: number; data: unknown }[] = (cassette.response.chunks = []);
   const source = reply.events;
   let kept = false;

@@ -9,7 +9,7 @@ import { teeEvents } from './cassette-stream.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { inOrder, matchKey, takesByRequest, writeCassetteFile, type Endpoint, type Take } from './cassette-folder.js';
 import { partialFor, partialLeftovers, scrubbed } from './cassette-partial.js';
-import { keyTexts } from './key-scrub.js';
+import { keyFormList, keyTexts, type KeyForm } from './key-scrub.js';
 
 export type { Cassette } from './cassette-format.js';
 export { CassetteFileError, lastTakes, ssePayloadsOf } from './cassette-folder.js';
@@ -19,9 +19,11 @@ type Body = Record<string, unknown>;
 /** `record`: every exchange kept; `replay`: answers from cassettes only; `replay-record`: the missing ones asked and kept. */
 export type { CassetteMode } from './cassette-format.js';
 
-type Live = ProviderAdapter & { url?: string; embeddingsUrl?: string; responsesUrl?: string; speechUrl?: string; secret?: string; keyEnv?: string; keyTexts?: string[] };
+type Live = ProviderAdapter & { url?: string; embeddingsUrl?: string; responsesUrl?: string; speechUrl?: string; secret?: string; keyEnv?: string; keyTexts?: string[]; streamForms?: KeyForm[] };
 /** The keys a live provider's cassettes are kept without (keyTexts): every configured provider's, in each form. */
 const formsOf = (live: Live) => live.keyTexts ?? keyTexts([live.secret]);
+/** Those forms with their open starts (keyFormList), for a recorded stream's TextScrub. */
+const streamFormsOf = (live: Live) => live.streamForms ?? keyFormList([live.secret]);
 
 /** A folder of cassettes: loaded once, grown as exchanges are recorded. */
 export class CassetteDeck {
@@ -262,6 +264,6 @@ export class CassetteDeck {
       save();
       return reply;
     }
-    return teeEvents(reply, cassette, started, save, this.partialOf(live, file, cassette, 'chunks'), req.signal, formsOf(live));
+    return teeEvents(reply, cassette, started, save, this.partialOf(live, file, cassette, 'chunks'), req.signal, streamFormsOf(live));
   }
 }

@@ -1,3 +1,5 @@
+import { keyKind } from '../../internal/hide-secrets.js';
+
 /** What a provider key in an upstream's answer becomes (the refusals' and metadata's word for it too). */
 export const KEY_MASK = '[provider key]';
 const MASK = Buffer.from(KEY_MASK);
@@ -92,11 +94,27 @@ export function keyBytes(keys: readonly (string | undefined)[]): Buffer[] {
 
 /** keyBytes() as text: each key hidden (hiddenKey) in each of its forms, once, the longest first. */
 export function keyTexts(keys: readonly (string | undefined)[]): string[] {
-  return [...new Set(keys.filter(hiddenKey).flatMap(keyForms))].sort((a, b) => b.length - a.length);
+  return keyFormList(keys).map((form) => form.text);
+}
+
+/** A form of a key (keyForms) and how long a start of it tells nothing of the key: the part its kind alone makes. */
+export interface KeyForm {
+  text: string;
+  open: number;
+}
+
+/** keyTexts() with each form's open start (the least of two keys' when they share a form), the longest first. */
+export function keyFormList(keys: readonly (string | undefined)[]): KeyForm[] {
+  const open = new Map<string, number>();
+  for (const form of keys.filter(hiddenKey).flatMap(formsOf)) open.set(form.text, Math.min(form.open, open.get(form.text) ?? form.open));
+  return [...open].map(([text, n]) => ({ text, open: n })).sort((a, b) => b.text.length - a.text.length);
 }
 
 /** The shortest run of base64 characters taken as a key's (72 bits: no chance match in a megabyte of base64). */
 const BASE64_RUN = 12;
+
+/** The forms of `key` (keyForms), as text. */
+export const keyForms = (key: string): string[] => [...new Set(formsOf(key).map((form) => form.text))];
 
 /**
  * The forms a key is found in where an upstream writes it back (docs/keys.md): as it is; percent-encoded
@@ -104,14 +122,21 @@ const BASE64_RUN = 12;
  * each of the three alignments it can take in a longer text, which covers `Basic base64(user:KEY)`,
  * `base64("Bearer KEY")` and the key alone: for each, the run of base64 characters made of the key's
  * bits only (the characters at its ends also hold the bytes beside it, unknown here, and stay shown).
+ * Each with its open start: the key's kind (keyKind: `sk-`, `sk-or-v1-`; none when it is all of the key),
+ * which encoding leaves as it is (letters, digits, `-`, `_`), or in base64 the characters made of its bits alone.
  */
-export function keyForms(key: string): string[] {
-  const forms = [key, encodeURIComponent(key), encodeURIComponent(key).replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()), JSON.stringify(key).slice(1, -1), JSON.stringify(key).slice(1, -1).replaceAll('/', '\\/')];
+function formsOf(key: string): KeyForm[] {
+  const kind = keyKind(key).length < key.length ? keyKind(key).length : 0;
+  const json = JSON.stringify(key).slice(1, -1);
+  const forms = [key, encodeURIComponent(key), encodeURIComponent(key).replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()), json, json.replaceAll('/', '\\/')].map((text) => ({ text, open: kind }));
   const bytes = Buffer.from(key);
   for (const pad of [0, 1, 2]) {
     const text = Buffer.concat([Buffer.alloc(pad), bytes]).toString('base64');
-    const run = text.slice([0, 2, 3][pad], Math.floor(((pad + bytes.length) * 8) / 6));
-    if (run.length >= BASE64_RUN) forms.push(run, run.replaceAll('+', '-').replaceAll('/', '_'));
+    const from = [0, 2, 3][pad]!;
+    const run = text.slice(from, Math.floor(((pad + bytes.length) * 8) / 6));
+    // The run's characters whose 6 bits are all the kind's: the first ones up to the kind's last bit.
+    const open = Math.max(0, Math.floor(((pad + kind) * 8) / 6) - from);
+    if (run.length >= BASE64_RUN) forms.push({ text: run, open }, { text: run.replaceAll('+', '-').replaceAll('/', '_'), open });
   }
-  return [...new Set(forms)];
+  return forms;
 }

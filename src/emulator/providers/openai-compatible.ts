@@ -7,7 +7,7 @@ import { ProviderFailure, passesOver, type AudioReply, type EndRule, type Provid
 import { firstWords } from '../../internal/first-words.js';
 import { KEEP_ALIVE } from '../../internal/keep-alive.js';
 import { OriginPools } from './origin-pools.js';
-import { bytesOf, keyTexts } from './key-scrub.js';
+import { bytesOf, keyFormList, type KeyForm } from './key-scrub.js';
 import { AnswerRelay } from './answer-relay.js';
 import { cutText } from '../../internal/first-words.js';
 
@@ -81,6 +81,8 @@ export class OpenAICompatible implements ProviderAdapter {
   private readonly keys: Buffer[];
   /** Those keys as text, in each form (keyTexts): a cassette of this provider is kept without them. */
   readonly keyTexts: string[];
+  /** Those forms with their open starts (keyFormList): a recorded stream's TextScrub looks for them. */
+  readonly streamForms: KeyForm[];
   private readonly inKeys: Uint8Array;
   /** Each URL posted to, as undici is given it; and the headers of a stream's call and of a whole answer's: made once, not per request. */
   private readonly targets = new Map<string, { origin: string; path: string }>();
@@ -96,7 +98,8 @@ export class OpenAICompatible implements ProviderAdapter {
     this.name = config.name;
     this.keyHint = keyHint(config);
     this.agent = new OriginPools({ ...KEEP_ALIVE, headersTimeout: config.timeoutMs, bodyTimeout: config.timeoutMs, connectTimeout: config.timeoutMs });
-    this.keyTexts = keyTexts(keys);
+    this.streamForms = keyFormList(keys);
+    this.keyTexts = this.streamForms.map((form) => form.text);
     this.keys = this.keyTexts.map((k) => Buffer.from(k));
     this.inKeys = bytesOf(this.keys);
     if (config.responses) this.responses = (req) => this.post(this.responsesUrl, req, RESPONSE_END);

@@ -1,116 +1,198 @@
-import { KEY_MASK } from './key-scrub.js';
+import { KEY_MASK, type KeyForm } from './key-scrub.js';
 
-export { hiddenKey, keyTexts } from './key-scrub.js';
+export { hiddenKey, keyFormList, keyTexts, type KeyForm } from './key-scrub.js';
 
 type Body = Record<string, unknown>;
 
-const TABLES = new WeakMap<readonly string[], { inKeys: Uint8Array; wide: boolean }>();
+const TABLES = new WeakMap<readonly KeyForm[], { inKeys: Uint8Array; wide: boolean }>();
 
-function tableOf(forms: readonly string[]): { inKeys: Uint8Array; wide: boolean } {
+function tableOf(forms: readonly KeyForm[]): { inKeys: Uint8Array; wide: boolean } {
   const inKeys = new Uint8Array(128);
   let wide = false;
-  for (const form of forms) {
-    for (let i = 0; i < form.length; i++) {
-      if (form.charCodeAt(i) < 128) inKeys[form.charCodeAt(i)] = 1;
+  for (const { text } of forms) {
+    for (let i = 0; i < text.length; i++) {
+      if (text.charCodeAt(i) < 128) inKeys[text.charCodeAt(i)] = 1;
       else wide = true;
     }
   }
   return { inKeys, wide };
 }
 
+/** A stream's state: its text held back (and the event it was taken from), and the open start of a key its sent text ends with. */
+interface Stream {
+  held: string;
+  shape?: Body;
+  tail: string;
+}
+
+/** Whether `text[at..end)` is `form`'s start. */
+function startsAt(text: string, at: number, end: number, form: string): boolean {
+  for (let i = at; i < end; i++) if (text.charCodeAt(i) !== form.charCodeAt(i - at)) return false;
+  return true;
+}
+
 /**
  * Provider keys hidden across a stream's events: KeyScrub's rule applied to the text each event adds to
  * a stream of text of its own (a chat choice's content, reasoning, refusal, a tool call's arguments; a
  * Responses delta stream), decoded. An upstream that sends `"content":"sk-abc"` then `"content":"def…"`
- * has no key in any one event's bytes (KeyScrub sees none): here the text that ends with the start of a
- * key (any form of it, keyForms) is held back and put before that stream's next text, where a whole key
- * is masked; what is still held when the stream's choice finishes (or the stream ends) goes out then.
+ * has no key in any one event's bytes (KeyScrub sees none). Each form of a key (keyFormList) has an open
+ * start, which tells nothing of the key: its kind (`sk-`, `sk-or-v1-`; none for a key of no kind), or in
+ * base64 the characters its kind's bits alone make. A text that ends with a start of a form that reaches
+ * past that open start has that start held back and put before that stream's next text, where a whole key
+ * is masked; what is still held when the stream's choice finishes (or the stream ends) goes out then. A
+ * text that ends with an open start alone (`s`, `sk-` of `sk-…`) goes out as it is, and the stream keeps
+ * that end (its tail): a next text that goes on with the key past the open start is held in turn, and one
+ * that finishes it has the rest masked (`sk-[provider key]`: the open start was sent). The caller's joined
+ * text never holds a whole form, nor more of one's start than its open start but one released unfinished.
  *
  * Cost, per event's text: a search of it for each form (`includes`, O(text), as KeyScrub's of each read),
- * a table look-up of its last character and, only when a key holds that character, a search of its last
- * characters for each form's start: no copy, no delay. Only a text that ends with a key's start is
- * copied and held, no longer than until its stream's next event; the chunk it came in is then parsed and
- * framed anew (a plain chunk is otherwise framed from its bytes). No scrub at all when no key is configured.
+ * a table look-up of its last character and, when a key holds that character, a search of its last
+ * characters for each form's start; a stream with a tail compares the next text's start with each form.
+ * No copy but the tail (a few characters), no delay. Only a text that ends with more than an open start
+ * (or goes on with one) is copied and held, no longer than until its stream's next event; the chunk it
+ * came in is then parsed and framed anew (a plain chunk is otherwise framed from its bytes). No scrub at
+ * all when no key is configured.
  */
 export class TextScrub {
-  /** The text held back per stream, and the event (without its text) it was taken from (Responses: sent again with it). */
-  private held: Map<string, { text: string; shape?: Body }> | undefined;
+  private streams: Map<string, Stream> | undefined;
+  /** How many streams hold text back. */
+  private holds = 0;
   /** Each ASCII character some form holds, by code (made once for a list of forms: a gateway's is one for every stream). */
   private readonly inKeys: Uint8Array;
   /** Whether a form holds a character past ASCII (a text ending in one is then searched too). */
   private readonly wide: boolean;
+  private readonly texts: string[];
 
-  /** `forms`: keyTexts(): the keys in each form, the longest first. */
-  constructor(private readonly forms: readonly string[]) {
+  /** `forms`: keyFormList(): the keys in each form, the longest first. */
+  constructor(private readonly forms: readonly KeyForm[]) {
     let table = TABLES.get(forms);
     if (!table) TABLES.set(forms, (table = tableOf(forms)));
     ({ inKeys: this.inKeys, wide: this.wide } = table);
+    this.texts = forms.map((form) => form.text);
   }
 
   /** Whether some text is held back. */
   get holding(): boolean {
-    return !!this.held?.size;
+    return this.holds > 0;
   }
 
-  /** Whether `text` may go out as it is in any stream: nothing held, no key in it, no key's start at its end. */
-  clean(text: string): boolean {
-    return !this.holding && !this.startAtEnd(text) && !this.hasKey(text);
-  }
-
-  /** Whether `text`, as stream `name`'s next, must be changed (piece()). */
+  /**
+   * Whether `text`, as stream `name`'s next, must be changed (piece()); when not, it goes out as it is and
+   * the stream keeps the open start it ends with (nothing changes when it must be).
+   */
   needs(name: string, text: string): boolean {
-    return !!this.held?.has(name) || this.startAtEnd(text) > 0 || this.hasKey(text);
+    const stream = this.streams?.get(name);
+    if (stream?.held || this.hasKey(text)) return true;
+    const goes = stream ? this.goesOn(stream.tail, text) : 0;
+    if (goes < 0) return true;
+    const end = this.ends(text, text.length);
+    if (end.over) return true;
+    if (goes > text.length) stream!.tail = `${stream!.tail}${text}`.slice(-goes);
+    else if (end.longest || goes) {
+      const tail = text.slice(-Math.max(goes, end.longest));
+      if (stream) stream.tail = tail;
+      else (this.streams ??= new Map()).set(name, { held: '', tail });
+    } else if (stream) this.streams!.delete(name);
+    return false;
   }
 
-  /** Stream `name`'s next text as it goes out: what was held before it, keys masked, a key's start at its end held back. */
+  /** Stream `name`'s next text as it goes out: what was held before it, keys masked, a key's start past its open start held back. */
   piece(name: string, text: string, shape?: Body): string {
-    const before = this.held?.get(name);
-    if (before) {
-      this.held!.delete(name);
-      text = before.text + text;
+    const stream = this.streams?.get(name);
+    const tail = stream?.tail ?? '';
+    if (stream?.held) this.holds--;
+    const all = `${tail}${stream?.held ?? ''}${text}`;
+    // A key whose open start went out with the last text: the rest masked from where this one begins.
+    let cut = tail.length;
+    for (const { text: form } of this.forms) {
+      for (let at = Math.max(0, tail.length - form.length + 1); at < tail.length; at++) if (at + form.length > cut && all.startsWith(form, at)) cut = at + form.length;
     }
-    for (const form of this.forms) if (text.includes(form)) text = text.replaceAll(form, KEY_MASK);
-    const keep = this.startAtEnd(text);
-    if (!keep) return text;
-    (this.held ??= new Map()).set(name, { text: text.slice(-keep), shape });
-    return text.slice(0, -keep);
+    let out = cut > tail.length ? `${KEY_MASK}${all.slice(cut)}` : all.slice(tail.length);
+    for (const form of this.texts) if (out.includes(form)) out = out.replaceAll(form, KEY_MASK);
+    const seen = `${tail}${out}`;
+    // Held back: each end that reaches past a form's open start, until what goes out ends with none.
+    let end = seen.length;
+    for (let over = this.ends(seen, end).over; over && end > tail.length; over = this.ends(seen, end).over) end = Math.max(tail.length, end - over);
+    const held = seen.slice(end);
+    const longest = this.ends(seen, end).longest;
+    this.keep(name, held, held ? shape : undefined, longest ? seen.slice(end - longest, end) : '');
+    return seen.slice(tail.length, end);
   }
 
   /** Lets go what is held for the streams whose names start with `prefix` (all when ''): each stream's name, text and shape. */
   release(prefix = ''): { name: string; text: string; shape?: Body }[] {
     const out: { name: string; text: string; shape?: Body }[] = [];
-    if (!this.held) return out;
-    for (const [name, held] of this.held) {
-      if (!name.startsWith(prefix)) continue;
-      out.push({ name, ...held });
-      this.held.delete(name);
+    if (!this.holds) return out;
+    for (const [name, stream] of this.streams!) {
+      if (!stream.held || !name.startsWith(prefix)) continue;
+      out.push({ name, text: stream.held, shape: stream.shape });
+      // What went out may go on in the stream's next text: a key it finishes is masked there (its start was sent).
+      const seen = `${stream.tail}${stream.held}`;
+      this.keep(name, '', undefined, seen.slice(seen.length - this.ends(seen, seen.length).longest));
+      this.holds--;
     }
     return out;
   }
 
   /** `value`'s strings, deep, with each form masked (maskStrings). */
   maskIn(value: Body): void {
-    maskStrings(value, '\\', this.forms);
+    maskStrings(value, '\\', this.texts);
+  }
+
+  private keep(name: string, held: string, shape: Body | undefined, tail: string): void {
+    if (!held && !tail) {
+      this.streams?.delete(name);
+      return;
+    }
+    if (held) this.holds++;
+    (this.streams ??= new Map()).set(name, { held, shape, tail });
   }
 
   private hasKey(text: string): boolean {
-    for (const form of this.forms) if (text.includes(form)) return true;
+    for (const form of this.texts) if (text.includes(form)) return true;
     return false;
   }
 
-  /** The length of the longest end of `text` that is a form's start (not all of it); 0 when none. */
-  private startAtEnd(text: string): number {
-    const last = text.charCodeAt(text.length - 1);
-    if (!(last < 128 ? this.inKeys[last] : this.wide)) return 0;
+  /**
+   * What a stream whose sent text ends with `tail` (an open start, or shorter) comes to with `text` next:
+   * -1 when a form goes on past its open start or ends in it (piece() must hide or hold it), else the
+   * longest end of `tail + text` reaching into `tail` that is still a form's open start (0: none).
+   */
+  private goesOn(tail: string, text: string): number {
     let longest = 0;
-    for (const form of this.forms) {
-      for (let at = text.indexOf(form[0]!, Math.max(0, text.length - form.length + 1)); at >= 0; at = text.indexOf(form[0]!, at + 1)) {
-        const n = text.length - at;
-        if (n <= longest) break;
-        if (form.startsWith(text.slice(at))) longest = n;
+    for (const { text: form, open } of this.forms) {
+      for (let at = 0; at < tail.length; at++) {
+        const n = tail.length - at;
+        if (n >= form.length || !startsAt(tail, at, tail.length, form)) continue;
+        const rest = form.length - n;
+        if (text.length >= rest ? text.startsWith(form.slice(n, form.length)) : startsAt(text, 0, text.length, form.slice(n))) {
+          if (n + text.length > open || text.length >= rest) return -1;
+          longest = Math.max(longest, n + text.length);
+        }
       }
     }
     return longest;
+  }
+
+  /**
+   * The ends of `text[0..end)` that are a form's start (not all of it): the longest (0: none), and the
+   * longest that reaches past its form's open start (0: none).
+   */
+  private ends(text: string, end: number): { longest: number; over: number } {
+    let longest = 0;
+    let over = 0;
+    const last = text.charCodeAt(end - 1);
+    if (!(last < 128 ? this.inKeys[last] : this.wide)) return { longest, over };
+    for (const { text: form, open } of this.forms) {
+      // The first start found is the longest of this form's.
+      for (let at = text.indexOf(form[0]!, Math.max(0, end - form.length + 1)); at >= 0 && at < end; at = text.indexOf(form[0]!, at + 1)) {
+        if (!startsAt(text, at, end, form)) continue;
+        longest = Math.max(longest, end - at);
+        if (end - at > open) over = Math.max(over, end - at);
+        break;
+      }
+    }
+    return { longest, over };
   }
 }
 

@@ -6,7 +6,7 @@ import { takenByAny } from '../models/parameters.js';
 import { DEFAULT_BATCH_CONCURRENCY, type GatewayConfig } from '../providers/config.js';
 import { LocalModels } from '../providers/local.js';
 import { OpenAICompatible } from '../providers/openai-compatible.js';
-import { hiddenKey, keyTexts, maskStrings, TextScrub } from '../providers/text-scrub.js';
+import { hiddenKey, keyFormList, maskStrings, TextScrub, type KeyForm } from '../providers/text-scrub.js';
 import { CassetteDeck, type CassetteMode } from '../providers/cassette.js';
 import type { ProviderAdapter, StopSignal, UpstreamReply } from '../providers/types.js';
 import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
@@ -51,12 +51,13 @@ export class Gateway {
   readonly batchConcurrency: number;
   /** An upstream's words as the caller gets them: without any provider key the upstream echoed. */
   private readonly hide: (text: string) => string;
-  private readonly forms: string[]; // the provider keys in each form they are hidden in (keyForms); a stream's TextScrub looks for them
+  private readonly forms: string[]; // the provider keys in each form they are hidden in (keyForms)
+  private readonly streamForms: KeyForm[]; // those forms with their open starts: a stream's TextScrub looks for them
 
   // `estimates`: what unbounded requests hold while in flight, in the store's table (saved with its state).
   constructor(opts: GatewayOptions & { estimates?: Map<string, number> }, private readonly estimates = new Estimates(opts.estimates)) {
     const keys = opts.config.providers.map((p) => p.apiKey).filter(hiddenKey);
-    this.hide = keyHider((this.forms = keyTexts(keys)));
+    this.hide = keyHider((this.forms = (this.streamForms = keyFormList(keys)).map((form) => form.text)));
     this.batchConcurrency = opts.config.batchConcurrency ?? DEFAULT_BATCH_CONCURRENCY;
     const deck = (this.deck = opts.cassettes && new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing));
     if (deck) this.closers.push(() => (deck.stop(), deck.flush()));
@@ -133,7 +134,7 @@ export class Gateway {
           }
         }
         const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, streamed: true });
-        if (settled(await relayStream(ctx, streamed!, c, { metadata, charge, hide: this.hide, promptTokens: () => promptCount(body), scrub: this.forms.length ? new TextScrub(this.forms) : undefined }), streamed!, c, passed, remember, kept, this.hide)) return;
+        if (settled(await relayStream(ctx, streamed!, c, { metadata, charge, hide: this.hide, promptTokens: () => promptCount(body), scrub: this.forms.length ? new TextScrub(this.streamForms) : undefined }), streamed!, c, passed, remember, kept, this.hide)) return;
       }
       throw allFailed(passed, metadataOf?.(undefined)());
     } finally {
@@ -227,7 +228,7 @@ export class Gateway {
           }
         }
         const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, finish: responseFinish(o.finish), streamed: true });
-        if (settled(await relayResponses(ctx, streamed!, c, { charge, promptTokens: () => promptCount(body), hide: this.hide, metadata, asked: body, scrub: this.forms.length ? new TextScrub(this.forms) : undefined }), streamed!, c, passed, remember, kept, this.hide)) return;
+        if (settled(await relayResponses(ctx, streamed!, c, { charge, promptTokens: () => promptCount(body), hide: this.hide, metadata, asked: body, scrub: this.forms.length ? new TextScrub(this.streamForms) : undefined }), streamed!, c, passed, remember, kept, this.hide)) return;
       }
       throw allFailed(passed, metadataOf?.(undefined)());
     } finally {

@@ -110,7 +110,11 @@ export class PlainFrames {
   private tailToBytes: Buffer | undefined;
 
   private readonly relabel: (data: string) => string | undefined;
-  /** Whether a plain chunk's content may go out as it came (text-scrub.ts); a chunk whose content may not is parsed. */
+  /**
+   * Whether a plain chunk's content may go out as it came, as choice 0's content's next text (text-scrub.ts;
+   * it keeps what that text ends with when it may); a chunk whose content may not is parsed. With it, a chunk
+   * with any other text (another choice's, reasoning, a refusal, a tool call) is parsed too.
+   */
   clean: ((content: string) => boolean) | undefined;
 
   /** `first`: the stream's first chunk, parsed; `id`: the caller's id for every chunk. */
@@ -144,7 +148,7 @@ export class PlainFrames {
         return true;
       }
     }
-    const plain = this.relabel(data);
+    const plain = this.clean && !contentAlone(data) ? undefined : this.relabel(data);
     if (plain === undefined) return false;
     this.content = contentOf(data);
     if (this.clean && !this.clean(this.content)) return false;
@@ -213,6 +217,23 @@ export class PlainFrames {
     this.headToBytes = Buffer.from(this.headTo);
     this.tailToBytes = Buffer.from(this.tailTo);
   }
+}
+
+/** A text member (a string, or a tool call) beside content, however spaced. */
+const OTHER_TEXT = /"(?:reasoning|refusal)"\s*:\s*"|"tool_calls"\s*:\s*\[\s*\{/;
+
+/**
+ * Whether a chunk's only text is its one choice's content, choice 0's: a string holds no `"` (these are
+ * members) and only the content string holds a `\` (a member's name written with escapes is parsed).
+ */
+function contentAlone(data: string): boolean {
+  const at = data.indexOf('"index"');
+  const content = data.indexOf(CONTENT);
+  const end = content < 0 ? -1 : stringEnd(data, content + CONTENT.length);
+  if (at < 0 || !data.startsWith('"index":0', at) || !/[,}\s]/.test(data.charAt(at + 9)) || data.indexOf('"index"', at + 1) >= 0) return false;
+  if (end < 0 || data.indexOf('"content"', content + 1) >= 0 || OTHER_TEXT.test(data)) return false;
+  const slash = data.indexOf('\\');
+  return slash < 0 || (slash > content && data.lastIndexOf('\\') < end);
 }
 
 /** Whether `piece` holds `bytes` at `at` (a native comparison: a loop over the bytes was ~15% of a framed chunk's time). */

@@ -171,7 +171,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   const out = new Outgoing(': ROUTER PROCESSING\n\n', tokens);
   const scrub = opts.scrub;
   // Plain chunks go out as they came only when their content is clean: else parsed, and framed with the scrub's text.
-  if (scrub) plainFrames!.clean = (content) => scrub.clean(content);
+  if (scrub) plainFrames!.clean = (content) => !scrub.needs('0.content', content);
   const upstreamId = held[0]!.id;
   held.forEach((chunk, i) => frame(chunk, heldTexts[i]!));
   let broken: string | undefined;
