@@ -4,7 +4,7 @@ import type { KeptGeneration } from '../../src/emulator/state/store-api.js';
 
 const line = (id: string, kept: KeptGeneration) => JSON.stringify({ id, workspace: kept.workspace, key: kept.key, data: kept.data, batch: kept.batch });
 
-describe('generation lines written member by member', () => {
+describe('generation lines', () => {
   const records: [string, KeptGeneration][] = [
     ['gen-1', { workspace: 'default', key: 'k1', data: { id: 'gen-1', total_cost: 0.25, streamed: true, finish_reason: null, note: 'é – 😀 "quoted" \\ \n\t\u2028', gone: undefined, nested: { a: [1, 'b', null] }, huge: 1e21, nan: NaN, inf: -Infinity, zero: -0, small: 1.5e-7, when: new Date(0), fn: () => 1, lone: 'a\ud800b', pair: '😀', ctl: '\u0001<>&', no: false } }],
     ['gen-2', { workspace: 'w', data: { id: 'gen-2' }, batch: 'batch_1' }],

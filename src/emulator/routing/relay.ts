@@ -11,7 +11,6 @@ import { Outgoing } from './outgoing.js';
 import { answers } from '../providers/first-answer.js';
 import { TAKEN, UpstreamEvents } from '../providers/upstream-events.js';
 import { PlainFrames } from './plain-frames.js';
-import { frameJsonTo } from './json-frame.js';
 import { pumpEvents } from './event-pump.js';
 import { serviceReasoning } from './answer-shape.js';
 import { genId } from '../resources/chat.js';
@@ -94,7 +93,6 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   // The stream judged its first events for first_event_timeout_ms: their parse, taken, not made again.
   const parsedOf = (it as Partial<QueuedEvents>).takeParsed?.bind(it);
   const held: Body[] = [];
-  const heldTexts: string[] = [];
   // The caller's id for every chunk: an upstream may give all its answers one id (docs/gateway.md).
   const id = (ctx.generation = genId());
   ctx.servedBy = servedBy(c);
@@ -123,7 +121,6 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     if (chunk.error) return { failed: new ProviderFailure('broken', `${c.slug}: error before the first token: ${cutText(JSON.stringify(chunk.error), 200)}`) };
     plainFrames ??= new PlainFrames(chunk, c, id);
     held.push(chunk);
-    heldTexts.push(next.value);
     // One rule for both: the chunk that stops first_event_timeout_ms's timer opens the caller's stream.
     if (answers(chunk)) break;
   }
@@ -145,7 +142,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   let ended = false;
   opts.charge?.onHangUp(() => (ended ? 0 : owedOnHangUp(c, tokens, opts.promptTokens, () => (usage ? cost : undefined))));
   /** Adds a parsed chunk's frame, relabelled; its usage priced, its end kept. */
-  const frame = (chunk: Body, data: string): void => {
+  const frame = (chunk: Body): void => {
     last = chunk;
     if (scrub) scrubChatChunk(scrub, chunk);
     if (chunk.model !== undefined) chunk.model = c.model.id;
@@ -165,7 +162,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     if (first && opts.metadata) Object.assign(chunk, opts.metadata());
     first = false;
     out.add('data: ');
-    frameJsonTo(chunk, data, out.add);
+    out.add(JSON.stringify(chunk));
     out.add('\n\n');
   };
   const out = new Outgoing(': ROUTER PROCESSING\n\n', tokens);
@@ -173,7 +170,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   // Plain chunks go out as they came only when their content is clean: else parsed, and framed with the scrub's text.
   if (scrub) plainFrames!.clean = (content) => !scrub.needs('0.content', content);
   const upstreamId = held[0]!.id;
-  held.forEach((chunk, i) => frame(chunk, heldTexts[i]!));
+  held.forEach(frame);
   let broken: string | undefined;
   /** A plain chunk was framed (PlainFrames): its content's tokens and text counted. */
   const framedPlain = (): true => {
@@ -194,7 +191,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
       broken = cutText((opts.hide ?? String)(JSON.stringify(chunk.error)), 200);
       return true;
     }
-    frame(chunk, data);
+    frame(chunk);
     return false;
   };
   // Plain chunks framed from the bytes they came in, not decoded to text first (the rest as above).
