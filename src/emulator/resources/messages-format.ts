@@ -35,7 +35,19 @@ export function chatBodyOf(body: Body): Body {
   if (isObject(body.tool_choice) && body.tool_choice.disable_parallel_tool_use === true) chat.parallel_tool_calls = false;
   const reasoning = chatReasoning(body.thinking);
   if (reasoning) chat.reasoning = reasoning;
+  const format = outputFormat(body.output_config);
+  if (format) chat.response_format = format;
   return chat;
+}
+
+/** MessagesOutputConfig's `format` (structured outputs) as chat's json_schema response_format. */
+function outputFormat(config: unknown): Body | undefined {
+  if (config === undefined || config === null) return undefined;
+  if (!isObject(config)) return bad('output_config must be an object');
+  const { format } = config;
+  if (format === undefined || format === null) return undefined;
+  if (!isObject(format) || format.type !== 'json_schema' || !isObject(format.schema)) return bad('output_config.format must be {"type": "json_schema", "schema": {...}}');
+  return { type: 'json_schema', json_schema: { name: 'output', strict: true, schema: format.schema } };
 }
 
 /** A request's stop_sequences as chat's stop, refused in its own name (chat runs at most 4, as its `stop`). */
