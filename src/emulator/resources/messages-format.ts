@@ -28,14 +28,28 @@ export function chatBodyOf(body: Body): Body {
   if (typeof user === 'string' && chat.user === undefined) chat.user = user;
   const system = systemText(body.system);
   const uses = new Set<unknown>();
-  chat.messages = [...(system === undefined ? [] : [{ role: 'system', content: system }]), ...(body.messages as unknown[]).flatMap((m, i) => chatMessages(m, i, uses))];
+  // @anthropic-ai/sdk's message threads send only the new turn; the OpenAPI has no `thread`, the service keeps none.
+  const lost = isObject(body.thread) && body.thread.type === 'continue' ? ' (this service keeps no message threads: send the whole conversation, as toolRunner({thread: false}) does)' : '';
+  chat.messages = [...(system === undefined ? [] : [{ role: 'system', content: system }]), ...(body.messages as unknown[]).flatMap((m, i) => chatMessages(m, i, uses, lost))];
   if (body.tools !== undefined) chat.tools = chatTools(body.tools);
   const choice = chatToolChoice(body.tool_choice);
   if (choice !== undefined) chat.tool_choice = choice;
   if (isObject(body.tool_choice) && body.tool_choice.disable_parallel_tool_use === true) chat.parallel_tool_calls = false;
   const reasoning = chatReasoning(body.thinking);
   if (reasoning) chat.reasoning = reasoning;
+  const format = outputFormat(body.output_config);
+  if (format) chat.response_format = format;
   return chat;
+}
+
+/** MessagesOutputConfig's `format` (structured outputs) as chat's json_schema response_format. */
+function outputFormat(config: unknown): Body | undefined {
+  if (config === undefined || config === null) return undefined;
+  if (!isObject(config)) return bad('output_config must be an object');
+  const { format } = config;
+  if (format === undefined || format === null) return undefined;
+  if (!isObject(format) || format.type !== 'json_schema' || !isObject(format.schema)) return bad('output_config.format must be {"type": "json_schema", "schema": {...}}');
+  return { type: 'json_schema', json_schema: { name: 'output', strict: true, schema: format.schema } };
 }
 
 /** A request's stop_sequences as chat's stop, refused in its own name (chat runs at most 4, as its `stop`). */
@@ -55,7 +69,7 @@ function systemText(system: unknown): string | undefined {
  * One messages-format message as chat messages: a user's tool results become `tool` messages before its other
  * blocks. `uses` holds the tool_use ids of the messages before: a tool_result answers one of them, as Anthropic's 400 holds.
  */
-function chatMessages(message: unknown, i: number, uses: Set<unknown>): Body[] {
+function chatMessages(message: unknown, i: number, uses: Set<unknown>, lost: string): Body[] {
   if (!isObject(message)) return bad(`messages[${i}] must be an object`);
   const { role, content } = message;
   if (role !== 'user' && role !== 'assistant') return bad(`messages[${i}].role must be user or assistant`);
@@ -67,7 +81,7 @@ function chatMessages(message: unknown, i: number, uses: Set<unknown>): Body[] {
     const text = textOf(blocks.filter((b) => b.type === 'text'));
     return [{ role, content: text || (calls.length ? null : ''), ...(calls.length ? { tool_calls: calls } : {}) }];
   }
-  blocks.forEach((b, j) => b.type === 'tool_result' && !uses.has(b.tool_use_id) && bad(`messages[${i}].content[${j}]: tool_result tool_use_id ${JSON.stringify(b.tool_use_id)} matches no tool_use block before it`));
+  blocks.forEach((b, j) => b.type === 'tool_result' && !uses.has(b.tool_use_id) && bad(`messages[${i}].content[${j}]: tool_result tool_use_id ${JSON.stringify(b.tool_use_id)} matches no tool_use block before it${lost}`));
   const results = blocks.filter((b) => b.type === 'tool_result').map((b) => ({ role: 'tool', tool_call_id: b.tool_use_id, content: typeof b.content === 'string' ? b.content : textOf(b.content) }));
   const parts = blocks.filter((b) => b.type !== 'tool_result').map((b, j) => chatPart(b, `messages[${i}].content[${j}]`));
   return [...results, ...(parts.length ? [{ role, content: parts }] : [])];
