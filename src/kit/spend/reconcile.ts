@@ -125,17 +125,17 @@ export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; cl
  * The holds of processes gone (kill -9) put in the ledger first, as the next budgeted call would (held-by-others.ts): their calls
  * are reconciled in this run, not left at nothing until another call. Where the holds cannot be locked, they wait for that call.
  */
-async function ledgerDeadHolds(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<void> {
+async function ledgerDeadHolds(env: NodeJS.ProcessEnv, signal: AbortSignal, now: number): Promise<void> {
   const { heldByOthers, holdsDir, withBudgetLock } = await import('./budget-hold.js');
   if (!existsSync(holdsDir(env))) return;
-  await withBudgetLock(env, signal, async () => void heldByOthers(env, '')).catch(() => {});
+  await withBudgetLock(env, signal, async () => void heldByOthers(env, '', undefined, now)).catch(() => {});
 }
 
 async function reconcileAlone(o: Parameters<typeof reconcile>[0]): Promise<{ report: ReconcileReport; failure?: unknown }> {
-  await ledgerDeadHolds(o.env, o.signal);
+  const now = o.now ?? Date.now();
+  await ledgerDeadHolds(o.env, o.signal, now);
   const { todo, elsewhere, held, named } = await unreconciled(o.env, o.profile, o.client.core.apiRoot, o.signal);
   const report: ReconcileReport = { checked: 0, reconciled: [], not_found: [], unknown_here: [], pending: [], waiting: [], left: 0, elsewhere, reported_cost: 0, charged_cost: 0, held: { settled: [], waiting: [], unsettled: [] }, batches: { settled: [], waiting: [], unsettled: [] }, sent: { settled: [], waiting: [], unsettled: [] } };
-  const now = o.now ?? Date.now();
   const write = (r: UsageRecord, real: number | null) => {
     const reported = typeof r.cost === 'number' && Number.isFinite(r.cost) ? r.cost : 0;
     const line: Checked = { time: r.time, profile: r.profile, command: r.command, endpoint: r.endpoint, ...(r.model ? { model: r.model } : {}), reconciles: r.id!, real_cost: real, cost: real === null ? 0 : roundCost(real - reported) };
