@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { batchesOf, batchesPathOf, FLAVORS, newSpace, requestsFile, setFaults, type Space } from '../support/batch-jobs.js';
@@ -8,6 +8,8 @@ import { keyUsed, later } from '../support/spend-later.js';
 // A kept send (a budgeted `batch create` whose answer was lost) settled by its key's spend while its create record could still
 // join it keeps a $0 hold naming that settling, which a later join takes back. That hold went at 48 hours from the settling: a
 // batch joined later (a `batch get`) was counted beside the settling, twice. It now lasts as long as the record can join it.
+// A run killed -9 after the settling's line, before the hold was rewritten, left the hold at its bound: the next run settled it
+// again, its hold naming only that second settling, so a join took back only that one. Now the next run keeps the first.
 
 afterEach(() => vi.useRealTimers());
 
@@ -33,12 +35,14 @@ describe.each(FLAVORS)('%s flavour: a kept send settled by spend, its record sti
     const [batch] = await batchesOf(t, s);
     const spent = await keyUsed(t, s.key);
     expect(spent).toBeGreaterThan(0);
+    const holdPath = join(s.state, 'budget-holds', name!);
+    const unsettled = readFileSync(holdPath, 'utf8');
     const r = await later(27 * HOUR, () => router(['usage', '--reconcile', '--json'], env));
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).sent.settled).toMatchObject([{ id: name!.slice(0, -'.json'.length) }]);
     expect(JSON.parse(readFileSync(join(s.state, 'budget-holds', name!), 'utf8'))).toMatchObject({ usd: 0, settled_send: expect.anything() });
     const total = async (at: number) => JSON.parse((await later(at, () => router(['usage', '--json', '--since', '30d'], env))).stdout).total.cost as number;
-    return { env, name: name!, holds, batch, spent, total };
+    return { s, env, name: name!, holds, batch, spent, total, holdPath, unsettled };
   }
 
   it('keeps its $0 hold past 48 hours: a batch get three days on joins it, counted once', async () => {
@@ -55,5 +59,22 @@ describe.each(FLAVORS)('%s flavour: a kept send settled by spend, its record sti
     // Once: the batch's own cost, the settling taken back (before: both, the key's spend counted twice).
     expect(await k.total(76 * HOUR)).toBeCloseTo(JSON.parse(got.stdout).usage.cost, 9);
     expect(await k.total(76 * HOUR)).toBeCloseTo(k.spent, 9);
+  });
+
+  it('settled by a run killed before its hold was rewritten: the next run keeps that settling, a join takes it back, once', async () => {
+    const k = await settledSend('rejoin-killed', flavor === 'spec' ? ['400,path=/v1/batches,method=GET'] : []);
+    const settling = () => readFileSync(join(k.s.state, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.command === 'usage --reconcile');
+    expect(settling()).toHaveLength(1);
+    // What a kill -9 between the settling's line and the hold's rewrite leaves: the line, and the hold at its bound.
+    writeFileSync(k.holdPath, k.unsettled);
+    const r = await later(28 * HOUR, () => router(['usage', '--reconcile', '--json'], k.env));
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).sent.settled).toEqual([]);
+    expect(settling()).toHaveLength(1);
+    expect(JSON.parse(readFileSync(k.holdPath, 'utf8'))).toMatchObject({ usd: 0, settled_send: { line: { id: settling()[0].id, cost: settling()[0].cost } } });
+    const got = await later(28 * HOUR, () => router(['batch', 'get', k.batch.id, '--json'], k.env));
+    expect(got.code, got.stderr).toBe(0);
+    expect(k.holds()).toEqual([]);
+    expect(await k.total(28 * HOUR)).toBeCloseTo(k.spent, 9);
   });
 });
