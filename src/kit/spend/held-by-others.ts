@@ -9,6 +9,7 @@ import { clearLeftMoves } from '../../internal/lock-mark.js';
 import { processAlive } from '../../internal/process.js';
 import { holdsDir } from './budget-lock.js';
 import { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, UNRECORDED, isStale, orphanKeeps, orphaned, type HoldRecord } from './hold-record.js';
+import { joinableSettled, SENT_CREATE } from './sent-create.js';
 
 export interface Held {
   /** What calls under way hold (each ends with its process). */
@@ -41,7 +42,7 @@ export function heldByOthers(env: NodeJS.ProcessEnv, profile: string, mine?: { r
     if (name.startsWith('.lock')) continue;
     const path = join(dir, name);
     if (path === mine?.path) continue;
-    let rec: Partial<HoldRecord> & { batch_id?: string };
+    let rec: Partial<HoldRecord> & { batch_id?: string; settled_send?: unknown };
     try {
       // A file half-written is one whose writer was killed: writes are made under the lock, or renamed into place.
       rec = name.endsWith('.json') ? (JSON.parse(readLocalText(path)) as Partial<HoldRecord>) : { pid: Number(name.split('-')[0]) };
@@ -51,7 +52,8 @@ export function heldByOthers(env: NodeJS.ProcessEnv, profile: string, mine?: { r
     }
     // A batch's hold belongs to no process: it holds until the batch's cost is recorded (ledger.ts removes it).
     // So does one of a call whose cost the ledger could not take (unrecorded()): for a day.
-    const stale = name.startsWith('batch-') ? typeof rec.usd !== 'number' || !(now - Date.parse(rec.time ?? '') <= BATCH_HOLD_MAX_AGE_MS)
+    const stale = name.startsWith('batch-')
+      ? typeof rec.usd !== 'number' || (!(now - Date.parse(rec.time ?? '') <= BATCH_HOLD_MAX_AGE_MS) && !(name.startsWith(SENT_CREATE) && joinableSettled(rec)))
       : name.startsWith(UNRECORDED) ? typeof rec.usd !== 'number' || !(now - Date.parse(rec.time ?? '') <= HOLD_MAX_AGE_MS)
       : !name.endsWith('.json') ? !processAlive(rec.pid ?? 0) : isStale(rec, now);
     if (stale) {

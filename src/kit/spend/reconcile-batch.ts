@@ -9,7 +9,7 @@
  * router's, or a rerun's before it named them) is taken as sent with the profile's key since the batch's `created_at`, where
  * the service shows the batch to that key; else said why it waits, and until when.
  */
-import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RouterClient } from '../../client/index.js';
 import { rootKey, sameRoot } from '../../internal/api-root.js';
@@ -18,7 +18,7 @@ import { BATCH_HOLD_MAX_AGE_MS } from './hold-record.js';
 import { appendUsage, batchHoldPath } from './ledger.js';
 import { CLOCK_MARGIN_MS, SETTLE_HELD_AFTER_MS, type Asker, type HeldReport, type Window } from './reconcile-held.js';
 import type { KeySpendHold } from './reconcile-joint.js';
-import { SENT_CREATE } from './sent-create.js';
+import { batchRecorded, SENT_CREATE } from './sent-create.js';
 import { lookupWithin } from './lookup-bound.js';
 
 interface EndedHold {
@@ -105,6 +105,11 @@ export async function endedBatchHolds(o: SettleHoldsOptions, report: HeldReport)
     if (!own && (typeof rec.profile !== 'string' || typeof rec.key_hash !== 'string' || typeof rec.sent_after !== 'string')) continue;
     const profile = rec.profile as string;
     const id = rec.batch_id;
+    // Its cost is in the ledger already (a run killed -9 after its settling's line, before the hold went): let go, not settled twice.
+    if (batchRecorded(o.env, id)) {
+      rmSync(join(holdsDir(o.env), name), { force: true });
+      continue;
+    }
     const end = Date.parse(rec.ended_at);
     if (o.now - end < SETTLE_HELD_AFTER_MS) {
       if (own) report.waiting.push(id);

@@ -49,7 +49,8 @@ export interface Window {
 
 export interface SettleHeldOptions {
   held: UsageRecord[];
-  named: NamedCall[];
+  /** The ledger's calls named by their generation, read when asked (after the key's spend: a call written meanwhile is not taken for another's charge). */
+  named: () => Promise<NamedCall[]>;
   client: RouterClient;
   /** A client with the management key, where one is set. */
   manager?: RouterClient;
@@ -125,7 +126,7 @@ export type GenerationCosts = Map<string, { created: number; cost: number } | nu
 export interface SpendAsk {
   client: RouterClient;
   manager: RouterClient;
-  named: NamedCall[];
+  named: () => Promise<NamedCall[]>;
   signal: AbortSignal;
   costs: GenerationCosts;
 }
@@ -138,7 +139,8 @@ export async function spendBeyondNamed(a: SpendAsk, hash: string, w: Window): Pr
   const spent = await keySpent(a.manager, hash, w, a.signal);
   let named = 0;
   let namedCost = 0;
-  for (const c of a.named) {
+  // Read after the spend is asked: a call the spend counts whose line is in the ledger by then is taken off, not counted twice.
+  for (const c of await a.named()) {
     const at = Date.parse(c.time);
     if (c.key_hash !== hash || !(at >= w.start - CLOCK_MARGIN_MS && at <= w.end + LONGEST_CALL_MS)) continue;
     if (!a.costs.has(c.id)) a.costs.set(c.id, await generationCost(a.client, c.id, a.signal));

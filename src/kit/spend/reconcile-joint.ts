@@ -116,7 +116,7 @@ function grouped<T extends { window: Window }>(items: T[]): { union: Window; ite
 export interface JointOptions {
   env: NodeJS.ProcessEnv;
   apiRoot: string;
-  named: NamedCall[];
+  named: () => Promise<NamedCall[]>;
   client: RouterClient;
   manager: RouterClient;
   signal: AbortSignal;

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { rootKey, sameRoot } from '../../internal/api-root.js';
 import { holdsDir } from './budget-lock.js';
 import { appendUsage } from './ledger.js';
+import { ledgerLinesWith } from './ledger-find.js';
 import { CLOCK_MARGIN_MS, SETTLE_HELD_AFTER_MS, type HeldReport } from './reconcile-held.js';
 import { heldUntil, spanOf, type SettleHoldsOptions } from './reconcile-batch.js';
 import type { KeySpendHold } from './reconcile-joint.js';
@@ -58,6 +59,17 @@ export async function lostSendHolds(o: SettleHoldsOptions, report: HeldReport): 
     // hold kept at 0 naming the settling, which a join takes back (sent-create.ts unsettleSend()): never counted twice.
     const joinable = unheardSend(rec.sent) !== undefined;
     const id = name.slice(0, -'.json'.length);
+    const keptAt = statSync(path).ctimeMs;
+    const keep = (line: SettledSend['line']) => {
+      if (!joinable) rmSync(path, { force: true });
+      else writeWhole(path, JSON.stringify({ ...rec, usd: 0, settled_send: { line, usd: rec.usd as number, kept_at: keptAt } satisfies SettledSend, time: new Date(o.now).toISOString() }));
+    };
+    // Settled already (a run killed -9 after its line, before its hold was rewritten): that settling is kept, not made twice.
+    const earlier = settlingOf(o.env, id);
+    if (earlier) {
+      keep(earlier);
+      continue;
+    }
     const start = Date.parse(typeof rec.sent?.sent_at === 'string' ? rec.sent.sent_at : '');
     const hash = typeof rec.key_hash === 'string' ? rec.key_hash : o.keyHash;
     if (!hash || Number.isNaN(start)) {
@@ -78,7 +90,6 @@ export async function lostSendHolds(o: SettleHoldsOptions, report: HeldReport): 
       continue;
     }
     const model = typeof rec.model === 'string' ? rec.model : undefined;
-    const keptAt = statSync(path).ctimeMs;
     ready.push({
       id,
       key_hash: hash,
@@ -89,16 +100,21 @@ export async function lostSendHolds(o: SettleHoldsOptions, report: HeldReport): 
       settle: (charged, u) => {
         // At the window's end: the latest a batch it made could have been charged.
         const time = new Date(start + BATCH_WINDOW_MS).toISOString();
-        const problem = appendUsage(o.env, { time, profile, command: 'usage --reconcile', endpoint: '/v1/batches', ...(model ? { model } : {}), ...(joinable ? { id } : {}), cost: charged, api_root: rootKey(o.apiRoot), key_hash: hash, ...spanOf(u) });
+        const problem = appendUsage(o.env, { time, profile, command: 'usage --reconcile', endpoint: '/v1/batches', ...(model ? { model } : {}), id, cost: charged, api_root: rootKey(o.apiRoot), key_hash: hash, ...spanOf(u) });
         if (problem) throw Object.assign(new Error(problem), { ledger: true });
-        if (!joinable) rmSync(path, { force: true });
-        else {
-          const settled: SettledSend = { line: { id, time, cost: charged }, usd: rec.usd as number, kept_at: keptAt };
-          writeWhole(path, JSON.stringify({ ...rec, usd: 0, settled_send: settled, time: new Date(o.now).toISOString() }));
-        }
+        keep({ id, time, cost: charged });
         return { time, model };
       },
     });
   }
   return ready;
+}
+
+/** The ledger's settling of the kept send `id` (its line names it), where a run wrote one and no join took it back. */
+function settlingOf(env: NodeJS.ProcessEnv, id: string): SettledSend['line'] | undefined {
+  const lines = ledgerLinesWith(env, JSON.stringify(id));
+  // One taken back since (its batch joined, the hold then kept by another process): not this hold's settling any more.
+  if (lines.some((l) => l.reconciles === id)) return undefined;
+  const line = lines.find((l) => l.id === id && l.command === 'usage --reconcile');
+  return line && typeof line.time === 'string' && typeof line.cost === 'number' ? { id, time: line.time, cost: line.cost } : undefined;
 }

@@ -77,12 +77,11 @@ type Checked = UsageRecord & { reconciles?: string; real_cost?: number | null };
 
 /**
  * The ledger's calls of `profile` with a generation id and no reconciling line yet, oldest first; a call that names no API root (an older ledger's) is taken as this one's.
- * `held`: those counted at their bound before an answer named them (`held-…`), at this root; `named`: every call with a generation id and a key's hash.
+ * `held`: those counted at their bound before an answer named them (`held-…`), at this root.
  */
-async function unreconciled(env: NodeJS.ProcessEnv, profile: string, apiRoot: string, signal: AbortSignal): Promise<{ todo: UsageRecord[]; elsewhere: Record<string, number>; held: UsageRecord[]; named: NamedCall[] }> {
+async function unreconciled(env: NodeJS.ProcessEnv, profile: string, apiRoot: string, signal: AbortSignal): Promise<{ todo: UsageRecord[]; elsewhere: Record<string, number>; held: UsageRecord[] }> {
   const open = new Map<string, UsageRecord>();
   const held = new Map<string, UsageRecord>();
-  const named: NamedCall[] = [];
   const done = new Set<string>();
   await eachLedgerRecord(env, (r: Checked) => {
     if (typeof r.reconciles === 'string') {
@@ -92,8 +91,7 @@ async function unreconciled(env: NodeJS.ProcessEnv, profile: string, apiRoot: st
       held.delete(r.reconciles);
       return;
     }
-    const generated = typeof r.id === 'string' && r.id && !r.batch_id && GENERATED.has(r.endpoint);
-    if (generated && typeof r.key_hash === 'string') named.push({ id: r.id!, time: r.time, key_hash: r.key_hash });
+    const generated = isGenerated(r);
     if (r.profile !== profile || typeof r.id !== 'string' || done.has(r.id)) return;
     if (generated) open.set(r.id, r);
     else if (r.id.startsWith(HELD) && r.unsettled !== undefined && (typeof r.api_root !== 'string' || sameRoot(r.api_root, apiRoot))) held.set(r.id, r);
@@ -104,7 +102,21 @@ async function unreconciled(env: NodeJS.ProcessEnv, profile: string, apiRoot: st
     if (typeof r.api_root !== 'string' || sameRoot(r.api_root, apiRoot)) todo.push(r);
     else elsewhere[rootKey(r.api_root)] = (elsewhere[rootKey(r.api_root)] ?? 0) + 1;
   }
-  return { todo, elsewhere, held: [...held.values()], named };
+  return { todo, elsewhere, held: [...held.values()] };
+}
+
+const isGenerated = (r: UsageRecord) => typeof r.id === 'string' && r.id !== '' && !r.batch_id && GENERATED.has(r.endpoint);
+
+/**
+ * Every call of the ledger with a generation id and a key's hash, read as it is now: a settling by a key's spend takes them off
+ * what the key spent, so it reads them after asking the spend (a call made during a long run is not taken for another's charge).
+ */
+async function namedCalls(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<NamedCall[]> {
+  const named: NamedCall[] = [];
+  await eachLedgerRecord(env, (r: Checked) => {
+    if (typeof r.reconciles !== 'string' && isGenerated(r) && typeof r.key_hash === 'string') named.push({ id: r.id!, time: r.time, key_hash: r.key_hash });
+  }, signal);
+  return named;
 }
 
 /** Checks up to `limit` calls; a failure that stops the run early is `failure` (after the report of what was done). */
@@ -125,17 +137,18 @@ export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; cl
  * The holds of processes gone (kill -9) put in the ledger first, as the next budgeted call would (held-by-others.ts): their calls
  * are reconciled in this run, not left at nothing until another call. Where the holds cannot be locked, they wait for that call.
  */
-async function ledgerDeadHolds(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<void> {
+async function ledgerDeadHolds(env: NodeJS.ProcessEnv, signal: AbortSignal, now: number): Promise<void> {
   const { heldByOthers, holdsDir, withBudgetLock } = await import('./budget-hold.js');
   if (!existsSync(holdsDir(env))) return;
-  await withBudgetLock(env, signal, async () => void heldByOthers(env, '')).catch(() => {});
+  await withBudgetLock(env, signal, async () => void heldByOthers(env, '', undefined, now)).catch(() => {});
 }
 
 async function reconcileAlone(o: Parameters<typeof reconcile>[0]): Promise<{ report: ReconcileReport; failure?: unknown }> {
-  await ledgerDeadHolds(o.env, o.signal);
-  const { todo, elsewhere, held, named } = await unreconciled(o.env, o.profile, o.client.core.apiRoot, o.signal);
-  const report: ReconcileReport = { checked: 0, reconciled: [], not_found: [], unknown_here: [], pending: [], waiting: [], left: 0, elsewhere, reported_cost: 0, charged_cost: 0, held: { settled: [], waiting: [], unsettled: [] }, batches: { settled: [], waiting: [], unsettled: [] }, sent: { settled: [], waiting: [], unsettled: [] } };
   const now = o.now ?? Date.now();
+  await ledgerDeadHolds(o.env, o.signal, now);
+  const named = () => namedCalls(o.env, o.signal);
+  const { todo, elsewhere, held } = await unreconciled(o.env, o.profile, o.client.core.apiRoot, o.signal);
+  const report: ReconcileReport = { checked: 0, reconciled: [], not_found: [], unknown_here: [], pending: [], waiting: [], left: 0, elsewhere, reported_cost: 0, charged_cost: 0, held: { settled: [], waiting: [], unsettled: [] }, batches: { settled: [], waiting: [], unsettled: [] }, sent: { settled: [], waiting: [], unsettled: [] } };
   const write = (r: UsageRecord, real: number | null) => {
     const reported = typeof r.cost === 'number' && Number.isFinite(r.cost) ? r.cost : 0;
     const line: Checked = { time: r.time, profile: r.profile, command: r.command, endpoint: r.endpoint, ...(r.model ? { model: r.model } : {}), reconciles: r.id!, real_cost: real, cost: real === null ? 0 : roundCost(real - reported) };

@@ -97,6 +97,15 @@ export interface SettledSend {
 }
 
 /**
+ * Whether a kept send's hold is one settled by spend whose record still says it unanswered: kept, whatever its age, as long as
+ * that record lasts (30 days: src/batch/pending-create.ts), since a batch get or a rerun may join its batch until then and take
+ * the settling back. Let go at 48 hours, a batch joined later was counted beside its settling: twice.
+ */
+export function joinableSettled(rec: { settled_send?: unknown; sent?: unknown }): boolean {
+  return isRecord(rec.settled_send) && unheardSend(rec.sent) !== undefined;
+}
+
+/**
  * A kept send settled by its key's spend is joined after all (its batch seen, or its rerun learnt what it made): the settling is taken
  * back in the ledger (a line that reconciles it to 0), and its hold holds its bound again, so that the batch's own cost counts it, once.
  * Where the ledger cannot take that line, the hold stays as it is (its settling counted). Whether the hold at `path` may be joined.
