@@ -112,7 +112,7 @@ describe('deployed flavour: two batches of one key that ended naming no cost in 
     const env = { ...s.env, ROUTER_DAILY_BUDGET: '5', ROUTER_MANAGEMENT_KEY: s.management };
     const ids: string[] = [];
     for (const n of [1, 2]) {
-      const file = requestsFile(t.dir, `shared-ended-${n}.jsonl`, 4, (i) => ({ messages: [{ role: 'user', content: `write 500 words, ${n}.${i}` }], max_tokens: 200 }));
+      const file = requestsFile(t.dir, `shared-ended-${n}.jsonl`, 40, (i) => ({ messages: [{ role: 'user', content: `write 500 words, ${n}.${i}` }], max_tokens: 200 }));
       const made = await router(['batch', 'create', file, '--model', 'local/lorem'], env);
       expect(made.code, made.stderr).toBe(0);
       ids.push(made.stdout.trim());
