@@ -107,20 +107,49 @@ export class TextScrub {
     if (stream?.held) this.holds--;
     const all = `${tail}${stream?.held ?? ''}${text}`;
     // A key whose open start went out with the last text: the rest masked from where this one begins.
+    // Not while a longer key that one begins is still coming (its start reaches the end): held whole below.
     let cut = tail.length;
+    let coming = false;
     for (const { text: form } of this.forms) {
-      for (let at = Math.max(0, tail.length - form.length + 1); at < tail.length; at++) if (at + form.length > cut && all.startsWith(form, at)) cut = at + form.length;
+      for (let at = Math.max(0, tail.length - form.length + 1); at < tail.length; at++) {
+        if (at + form.length > cut && all.startsWith(form, at)) cut = at + form.length;
+        else if (at + form.length > all.length && startsAt(all, at, all.length, form)) coming = true;
+      }
     }
-    let out = cut > tail.length ? `${KEY_MASK}${all.slice(cut)}` : all.slice(tail.length);
-    for (const form of this.texts) if (out.includes(form)) out = out.replaceAll(form, KEY_MASK);
-    const seen = `${tail}${out}`;
-    // Held back: each end that reaches past a form's open start, until what goes out ends with none.
+    if (coming) cut = tail.length;
+    const seen = `${tail}${cut > tail.length ? `${KEY_MASK}${all.slice(cut)}` : all.slice(tail.length)}`;
+    // Held back: each end that reaches past a form's open start, until what goes out ends with none; found before
+    // whole forms are masked, as a key another key begins is whole in the longer one's start.
     let end = seen.length;
     for (let over = this.ends(seen, end).over; over && end > tail.length; over = this.ends(seen, end).over) end = Math.max(tail.length, end - over);
+    end = this.notAcross(seen, tail.length, end);
     const held = seen.slice(end);
-    const longest = this.ends(seen, end).longest;
-    this.keep(name, held, held ? shape : undefined, longest ? seen.slice(end - longest, end) : '');
-    return seen.slice(tail.length, end);
+    const out = this.masked(seen.slice(tail.length, end));
+    const sent = `${tail}${out}`;
+    const longest = this.ends(sent, sent.length).longest;
+    this.keep(name, held, held ? shape : undefined, longest ? sent.slice(-longest) : '');
+    return out;
+  }
+
+  /** `end`, or where a whole form that reaches past it starts (in `text` from `from`), so that no form is cut in two. */
+  private notAcross(text: string, from: number, end: number): number {
+    for (let moved = true; moved && end > from; ) {
+      moved = false;
+      for (const form of this.texts) {
+        for (let at = text.indexOf(form, Math.max(from, end - form.length + 1)); at >= 0 && at < end; at = text.indexOf(form, at + 1)) {
+          if (at + form.length > end) {
+            end = at;
+            moved = true;
+          }
+        }
+      }
+    }
+    return end;
+  }
+
+  private masked(text: string): string {
+    for (const form of this.texts) if (text.includes(form)) text = text.replaceAll(form, KEY_MASK);
+    return text;
   }
 
   /** Lets go what is held for the streams whose names start with `prefix` (all when ''): each stream's name, text and shape. */
@@ -155,7 +184,7 @@ export class TextScrub {
         if (seen.length - at > Math.max(open, CUT - 1) && startsAt(seen, at, seen.length, form)) start = Math.min(start, at + open);
       }
     }
-    return start < seen.length ? `${seen.slice(from, Math.max(from, start))}${KEY_MASK}` : seen.slice(from);
+    return this.masked(start < seen.length ? `${seen.slice(from, Math.max(from, start))}${KEY_MASK}` : seen.slice(from));
   }
 
   private keep(name: string, held: string, shape: Body | undefined, tail: string): void {
