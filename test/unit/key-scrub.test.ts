@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KeyScrub, keyBytes, keyTexts } from '../../src/emulator/providers/key-scrub.js';
+import { KeyScrub, keyBytes, keyFormList, keyTexts } from '../../src/emulator/providers/key-scrub.js';
 import { keyHider } from '../../src/emulator/routing/metadata.js';
 
 const KEY = 'sk-provider-secret-0123456789abcdef';
@@ -49,7 +49,7 @@ describe('KeyScrub', () => {
       const out = Buffer.concat([scrub.push(Buffer.from(`data: {"content":"${longer} and ${KEY}"}\n\n`)), scrub.end() ?? Buffer.alloc(0)]);
       expect(out.toString()).toBe('data: {"content":"[provider key] and [provider key]"}\n\n');
       // An upstream's words (a refusal) the same.
-      expect(keyHider(keys)(`bad key ${longer}, not ${KEY}`)).toBe('bad key [provider key], not [provider key]');
+      expect(keyHider(keyFormList(keys))(`bad key ${longer}, not ${KEY}`)).toBe('bad key [provider key], not [provider key]');
     }
   });
 });

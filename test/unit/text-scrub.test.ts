@@ -65,4 +65,25 @@ describe('TextScrub', () => {
     expect(scrub.needs('0.content', '0')).toBe(true);
     expect(scrub.piece('0.content', `0${KEYS[0]!.slice(10)} ok`)).toBe(`${MASK} ok`);
   });
+
+  it('two keys of a kind, one beginning the other, one holding its kind again: no 8 characters past the kind get out', () => {
+    const long = `sk-or-v1-${'0123456789abcdef'.repeat(2)}`;
+    const keys = [long, long.slice(0, 25), 'sk-or-v1-fedcsk-or-v1-ba9876543210fedc', 'NOKINDKEY0123456789XYZ'];
+    const forms = keyFormList(keys);
+    const words = [' sk', ' sk-', ' sk-or-v1-', ' NOK', ' a', ' 0123', ' fedc', ' -'];
+    const next = random(11);
+    for (let round = 0; round < 3000; round++) {
+      const text = Array.from({ length: 2 + next(5) }, () => (next(3) ? words[next(words.length)]! : ` ${keys[next(keys.length)]!}`)).join('');
+      const cuts = [...new Set(Array.from({ length: 1 + next(8) }, () => next(text.length)))].sort((a, b) => a - b);
+      const pieces = [0, ...cuts].map((at, i) => text.slice(at, [...cuts, text.length][i]));
+      const scrub = new TextScrub(forms);
+      let out = '';
+      for (const piece of pieces) out += scrub.needs('0.content', piece) ? scrub.piece('0.content', piece) : piece;
+      for (const rest of scrub.release()) out += rest.text;
+      for (const key of keys) {
+        const kind = key.startsWith('sk-or-v1-') ? 9 : 0;
+        for (let at = kind; at + 8 <= key.length; at++) if (out.includes(key.slice(at, at + 8)) && !words.some((w) => w.includes(key.slice(at, at + 8)))) expect.fail(`${JSON.stringify(pieces)} → ${out}`);
+      }
+    }
+  });
 });

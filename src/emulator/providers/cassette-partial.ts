@@ -4,7 +4,7 @@ import { open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pidNamespace, sameProcessAlive } from '../../internal/process.js';
 import { ownName } from './cassette-folder.js';
-import { KEY_MASK } from './key-scrub.js';
+import { maskKeyStarts, type KeyForm } from './key-scrub.js';
 import type { CassetteMode } from './cassette-format.js';
 
 /** How long events gather before they are appended: a stream shorter than this writes nothing more. */
@@ -120,5 +120,5 @@ export function partialLeftovers(dir: string, mode: CassetteMode): void {
   }
 }
 
-/** An upstream that echoes the key it was sent (in a refusal) must not put it in a file people share: `forms`, keyTexts(). */
-export const scrubbed = (forms: readonly string[], text: string) => forms.reduce((t, form) => (t.includes(form) ? t.replaceAll(form, KEY_MASK) : t), text);
+/** An upstream that echoes the key it was sent (in a refusal, whole or cut short) must not put it in a file people share: `forms`, keyFormList(). */
+export const scrubbed = (forms: readonly KeyForm[], text: string) => maskKeyStarts(text, forms);

@@ -1,6 +1,7 @@
 import { parsed, type Cassette } from './cassette-format.js';
 import { ProviderFailure, type StopSignal, type UpstreamReply } from './types.js';
-import { heldChoices, scrubChatChunk, scrubResponsesEvent, TextScrub, type KeyForm } from './text-scrub.js';
+import { heldChoices, scrubChatChunk } from './chat-scrub.js';
+import { scrubResponsesEvent, TextScrub, type KeyForm } from './text-scrub.js';
 
 type Body = Record<string, unknown>;
 

@@ -9,7 +9,7 @@ import { teeEvents } from './cassette-stream.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { inOrder, matchKey, takesByRequest, writeCassetteFile, type Endpoint, type Take } from './cassette-folder.js';
 import { partialFor, partialLeftovers, scrubbed } from './cassette-partial.js';
-import { keyFormList, keyTexts, type KeyForm } from './key-scrub.js';
+import { keyFormList, type KeyForm } from './key-scrub.js';
 
 export type { Cassette } from './cassette-format.js';
 export { CassetteFileError, lastTakes, ssePayloadsOf } from './cassette-folder.js';
@@ -20,9 +20,7 @@ type Body = Record<string, unknown>;
 export type { CassetteMode } from './cassette-format.js';
 
 type Live = ProviderAdapter & { url?: string; embeddingsUrl?: string; responsesUrl?: string; speechUrl?: string; secret?: string; keyEnv?: string; keyTexts?: string[]; streamForms?: KeyForm[] };
-/** The keys a live provider's cassettes are kept without (keyTexts): every configured provider's, in each form. */
-const formsOf = (live: Live) => live.keyTexts ?? keyTexts([live.secret]);
-/** Those forms with their open starts (keyFormList), for a recorded stream's TextScrub. */
+/** The keys a live provider's cassettes are kept without, whole or cut short, and a recorded stream's TextScrub looks for: every configured provider's, in each form, with their open starts (keyFormList). */
 const streamFormsOf = (live: Live) => live.streamForms ?? keyFormList([live.secret]);
 
 /** A folder of cassettes: loaded once, grown as exchanges are recorded. */
@@ -177,7 +175,7 @@ export class CassetteDeck {
     const { cassette, save, file } = this.blank(live, req, key, 'speech', reply, started);
     return teeAudio(reply, cassette, started, save, this.partialOf(live, file, cassette, 'audio'), req.signal);
   }
-  private partialOf = (live: Live, file: string, c: Cassette, field: 'chunks' | 'audio') => partialFor(this.dir, file, c, field, (t) => scrubbed(formsOf(live), t), (end) => (this.writes = this.writes.then(end)));
+  private partialOf = (live: Live, file: string, c: Cassette, field: 'chunks' | 'audio') => partialFor(this.dir, file, c, field, (t) => scrubbed(streamFormsOf(live), t), (end) => (this.writes = this.writes.then(end)));
 
   private async chat(live: Live, req: UpstreamChat, endpoint: Endpoint): Promise<UpstreamReply> {
     const key = matchKey(live.name, req.body, endpoint);
@@ -216,7 +214,7 @@ export class CassetteDeck {
     };
     const file = `${live.name}-${String(req.body.model).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60)}-${key.slice(0, 12)}${take > 1 ? `-${take}` : ''}.json`;
     const save = () => {
-      this.write(join(this.dir, file), scrubbed(formsOf(live), `${JSON.stringify(cassette, null, 2)}\n`));
+      this.write(join(this.dir, file), scrubbed(streamFormsOf(live), `${JSON.stringify(cassette, null, 2)}\n`));
       this.written.add(file);
       // Failures held until an answer came are this request's earlier takes, written after it: the
       // first takes the older take 1's file, so a run killed between would leave it alone in place of

@@ -140,3 +140,26 @@ function formsOf(key: string): KeyForm[] {
   }
   return forms;
 }
+
+/**
+ * `text` (an upstream's words: a refusal, an error, a recording) with each form of a key masked whole, and each
+ * start of one cut short (`Incorrect API key provided: sk-or-v1-0123…`) that reaches past the form's open start
+ * and is 8 characters or more: such a start is as secret as the key, wherever it stands.
+ */
+export function maskKeyStarts(text: string, forms: readonly KeyForm[]): string {
+  for (const { text: form, open } of forms) {
+    if (text.includes(form)) text = text.replaceAll(form, KEY_MASK);
+    const least = Math.max(open + 1, 8);
+    if (form.length <= least) continue;
+    const probe = form.slice(0, least);
+    for (let at = text.indexOf(probe); at >= 0; at = text.indexOf(probe, at + KEY_MASK.length)) {
+      let n = least;
+      while (n < form.length && text.charCodeAt(at + n) === form.charCodeAt(n)) n++;
+      // Not after an escape's backslash: the character it escapes would be read with the text after the mask.
+      while (n > least && form.charCodeAt(n - 1) === 92) n--;
+      if (form.charCodeAt(n - 1) === 92) continue;
+      text = `${text.slice(0, at)}${KEY_MASK}${text.slice(at + n)}`;
+    }
+  }
+  return text;
+}

@@ -4,6 +4,9 @@ export { hiddenKey, keyFormList, keyTexts, type KeyForm } from './key-scrub.js';
 
 type Body = Record<string, unknown>;
 
+/** The least of a key's start masked where a cut left it (its stream ended): as maskKeyStarts'. */
+const CUT = 8;
+
 const TABLES = new WeakMap<readonly KeyForm[], { inKeys: Uint8Array; wide: boolean }>();
 
 function tableOf(forms: readonly KeyForm[]): { inKeys: Uint8Array; wide: boolean } {
@@ -43,7 +46,8 @@ function startsAt(text: string, at: number, end: number, form: string): boolean 
  * text that ends with an open start alone (`s`, `sk-` of `sk-…`) goes out as it is, and the stream keeps
  * that end (its tail): a next text that goes on with the key past the open start is held in turn, and one
  * that finishes it has the rest masked (`sk-[provider key]`: the open start was sent). The caller's joined
- * text never holds a whole form, nor more of one's start than its open start but one released unfinished.
+ * text never holds a whole form, nor more of one's start than its open start: one released unfinished (its
+ * stream ended, another event came) has its rest masked (`sk-or-v1-[provider key]`).
  *
  * Cost, per event's text: a search of it for each form (`includes`, O(text), as KeyScrub's of each read),
  * a table look-up of its last character and, when a key holds that character, a search of its last
@@ -103,20 +107,49 @@ export class TextScrub {
     if (stream?.held) this.holds--;
     const all = `${tail}${stream?.held ?? ''}${text}`;
     // A key whose open start went out with the last text: the rest masked from where this one begins.
+    // Not while a longer key that one begins is still coming (its start reaches the end): held whole below.
     let cut = tail.length;
+    let coming = false;
     for (const { text: form } of this.forms) {
-      for (let at = Math.max(0, tail.length - form.length + 1); at < tail.length; at++) if (at + form.length > cut && all.startsWith(form, at)) cut = at + form.length;
+      for (let at = Math.max(0, tail.length - form.length + 1); at < tail.length; at++) {
+        if (at + form.length > cut && all.startsWith(form, at)) cut = at + form.length;
+        else if (at + form.length > all.length && startsAt(all, at, all.length, form)) coming = true;
+      }
     }
-    let out = cut > tail.length ? `${KEY_MASK}${all.slice(cut)}` : all.slice(tail.length);
-    for (const form of this.texts) if (out.includes(form)) out = out.replaceAll(form, KEY_MASK);
-    const seen = `${tail}${out}`;
-    // Held back: each end that reaches past a form's open start, until what goes out ends with none.
+    if (coming) cut = tail.length;
+    const seen = `${tail}${cut > tail.length ? `${KEY_MASK}${all.slice(cut)}` : all.slice(tail.length)}`;
+    // Held back: each end that reaches past a form's open start, until what goes out ends with none; found before
+    // whole forms are masked, as a key another key begins is whole in the longer one's start.
     let end = seen.length;
     for (let over = this.ends(seen, end).over; over && end > tail.length; over = this.ends(seen, end).over) end = Math.max(tail.length, end - over);
+    end = this.notAcross(seen, tail.length, end);
     const held = seen.slice(end);
-    const longest = this.ends(seen, end).longest;
-    this.keep(name, held, held ? shape : undefined, longest ? seen.slice(end - longest, end) : '');
-    return seen.slice(tail.length, end);
+    const out = this.masked(seen.slice(tail.length, end));
+    const sent = `${tail}${out}`;
+    const longest = this.ends(sent, sent.length).longest;
+    this.keep(name, held, held ? shape : undefined, longest ? sent.slice(-longest) : '');
+    return out;
+  }
+
+  /** `end`, or where a whole form that reaches past it starts (in `text` from `from`), so that no form is cut in two. */
+  private notAcross(text: string, from: number, end: number): number {
+    for (let moved = true; moved && end > from; ) {
+      moved = false;
+      for (const form of this.texts) {
+        for (let at = text.indexOf(form, Math.max(from, end - form.length + 1)); at >= 0 && at < end; at = text.indexOf(form, at + 1)) {
+          if (at + form.length > end) {
+            end = at;
+            moved = true;
+          }
+        }
+      }
+    }
+    return end;
+  }
+
+  private masked(text: string): string {
+    for (const form of this.texts) if (text.includes(form)) text = text.replaceAll(form, KEY_MASK);
+    return text;
   }
 
   /** Lets go what is held for the streams whose names start with `prefix` (all when ''): each stream's name, text and shape. */
@@ -125,9 +158,9 @@ export class TextScrub {
     if (!this.holds) return out;
     for (const [name, stream] of this.streams!) {
       if (!stream.held || !name.startsWith(prefix)) continue;
-      out.push({ name, text: stream.held, shape: stream.shape });
       // What went out may go on in the stream's next text: a key it finishes is masked there (its start was sent).
       const seen = `${stream.tail}${stream.held}`;
+      out.push({ name, text: this.cutStart(seen, stream.tail.length), shape: stream.shape });
       this.keep(name, '', undefined, seen.slice(seen.length - this.ends(seen, seen.length).longest));
       this.holds--;
     }
@@ -137,6 +170,21 @@ export class TextScrub {
   /** `value`'s strings, deep, with each form masked (maskStrings). */
   maskIn(value: Body): void {
     maskStrings(value, '\\', this.texts);
+  }
+
+  /**
+   * What is held (`seen` from `from`: an end reaching past a form's open start) as it goes out when its stream
+   * ends, or another event comes, before the key's rest: a key's start cut short is as secret as the key, so the
+   * part past the open start is masked when the start is CUT characters or more (as maskKeyStarts, docs/keys.md).
+   */
+  private cutStart(seen: string, from: number): string {
+    let start = seen.length;
+    for (const { text: form, open } of this.forms) {
+      for (let at = Math.max(0, seen.length - form.length + 1); at < seen.length; at++) {
+        if (seen.length - at > Math.max(open, CUT - 1) && startsAt(seen, at, seen.length, form)) start = Math.min(start, at + open);
+      }
+    }
+    return this.masked(start < seen.length ? `${seen.slice(from, Math.max(from, start))}${KEY_MASK}` : seen.slice(from));
   }
 
   private keep(name: string, held: string, shape: Body | undefined, tail: string): void {
@@ -196,70 +244,7 @@ export class TextScrub {
   }
 }
 
-/** The text members of a chat delta that are streams of their own, per choice. */
-const DELTA_TEXTS = ['content', 'reasoning', 'reasoning_content', 'refusal'] as const;
-
 const isObject = (v: unknown): v is Body => !!v && typeof v === 'object' && !Array.isArray(v);
-
-/**
- * A parsed chat chunk's texts through `scrub` (each choice's delta texts and tool calls' arguments, each a
- * stream); a choice that finishes in it gets what was held for it. True when the chunk was changed.
- */
-export function scrubChatChunk(scrub: TextScrub, chunk: Body): boolean {
-  const choices = chunk.choices;
-  if (!Array.isArray(choices)) return false;
-  let changed = false;
-  for (const choice of choices) {
-    if (!isObject(choice)) continue;
-    const i = String(choice.index ?? 0);
-    const delta = isObject(choice.delta) ? choice.delta : undefined;
-    for (const field of DELTA_TEXTS) {
-      const text = delta?.[field];
-      if (typeof text !== 'string' || !scrub.needs(`${i}.${field}`, text)) continue;
-      delta![field] = scrub.piece(`${i}.${field}`, text);
-      changed = true;
-    }
-    if (Array.isArray(delta?.tool_calls)) {
-      for (const call of delta.tool_calls as unknown[]) {
-        const fn = isObject(call) && isObject(call.function) ? call.function : undefined;
-        const name = `${i}.tool.${String((call as Body)?.index ?? 0)}`;
-        if (typeof fn?.arguments !== 'string' || !scrub.needs(name, fn.arguments)) continue;
-        fn.arguments = scrub.piece(name, fn.arguments);
-        changed = true;
-      }
-    }
-    if (choice.finish_reason != null && scrub.holding) {
-      const held = scrub.release(`${i}.`);
-      if (held.length) {
-        choice.delta = { ...delta, ...heldDelta(held) };
-        changed = true;
-      }
-    }
-  }
-  return changed;
-}
-
-/** What is still held at a chat stream's end, as one chunk's choices (undefined when nothing is). */
-export function heldChoices(scrub: TextScrub): Body[] | undefined {
-  if (!scrub.holding) return undefined;
-  const byChoice = new Map<string, { name: string; text: string }[]>();
-  for (const held of scrub.release()) {
-    const i = held.name.slice(0, held.name.indexOf('.'));
-    byChoice.set(i, [...(byChoice.get(i) ?? []), held]);
-  }
-  return [...byChoice].map(([i, held]) => ({ index: Number(i), delta: heldDelta(held), finish_reason: null }));
-}
-
-/** Held texts of one choice as the delta that carries them (a tool call's arguments under its index). */
-function heldDelta(held: { name: string; text: string }[]): Body {
-  const delta: Body = {};
-  for (const { name, text } of held) {
-    const [, field, index] = name.split('.');
-    if (field === 'tool') ((delta.tool_calls ??= []) as Body[]).push({ index: Number(index), function: { arguments: text } });
-    else delta[field!] = text;
-  }
-  return delta;
-}
 
 /**
  * A parsed Responses event through `scrub`: a `.delta` event's text as its stream's next (by type, item

@@ -51,13 +51,12 @@ export class Gateway {
   readonly batchConcurrency: number;
   /** An upstream's words as the caller gets them: without any provider key the upstream echoed. */
   private readonly hide: (text: string) => string;
-  private readonly forms: string[]; // the provider keys in each form they are hidden in (keyForms)
-  private readonly streamForms: KeyForm[]; // those forms with their open starts: a stream's TextScrub looks for them
+  private readonly streamForms: KeyForm[]; // the provider keys in each form they are hidden in (keyForms), with their open starts
 
   // `estimates`: what unbounded requests hold while in flight, in the store's table (saved with its state).
   constructor(opts: GatewayOptions & { estimates?: Map<string, number> }, private readonly estimates = new Estimates(opts.estimates)) {
     const keys = opts.config.providers.map((p) => p.apiKey).filter(hiddenKey);
-    this.hide = keyHider((this.forms = (this.streamForms = keyFormList(keys)).map((form) => form.text)));
+    this.hide = keyHider((this.streamForms = keyFormList(keys)));
     this.batchConcurrency = opts.config.batchConcurrency ?? DEFAULT_BATCH_CONCURRENCY;
     const deck = (this.deck = opts.cassettes && new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing));
     if (deck) this.closers.push(() => (deck.stop(), deck.flush()));
@@ -134,7 +133,7 @@ export class Gateway {
           }
         }
         const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, streamed: true });
-        if (settled(await relayStream(ctx, streamed!, c, { metadata, charge, hide: this.hide, promptTokens: () => promptCount(body), scrub: this.forms.length ? new TextScrub(this.streamForms) : undefined }), streamed!, c, passed, remember, kept, this.hide)) return;
+        if (settled(await relayStream(ctx, streamed!, c, { metadata, charge, hide: this.hide, promptTokens: () => promptCount(body), scrub: this.streamForms.length ? new TextScrub(this.streamForms) : undefined }), streamed!, c, passed, remember, kept, this.hide)) return;
       }
       throw allFailed(passed, metadataOf?.(undefined)());
     } finally {
@@ -162,7 +161,7 @@ export class Gateway {
   private answerOf(reply: Extract<UpstreamReply, { kind: 'json' }>, c: Candidate, passed: Attempt[], named = true): Body | undefined {
     let answer: Body;
     try {
-      answer = maskStrings(wholeAnswer(reply.text, reply.status, c.model.kind === 'embedding' ? 'data' : named ? 'choices' : 'output'), reply.text, this.forms);
+      answer = maskStrings(wholeAnswer(reply.text, reply.status, c.model.kind === 'embedding' ? 'data' : named ? 'choices' : 'output'), reply.text, this.streamForms.map((form) => form.text));
     } catch (err) {
       passed.push({ provider: c.slug, model: c.model.id, error: this.hide(`${c.slug}: ${(err as Error).message}`) });
       return undefined;
@@ -228,7 +227,7 @@ export class Gateway {
           }
         }
         const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, finish: responseFinish(o.finish), streamed: true });
-        if (settled(await relayResponses(ctx, streamed!, c, { charge, promptTokens: () => promptCount(body), hide: this.hide, metadata, asked: body, scrub: this.forms.length ? new TextScrub(this.streamForms) : undefined }), streamed!, c, passed, remember, kept, this.hide)) return;
+        if (settled(await relayResponses(ctx, streamed!, c, { charge, promptTokens: () => promptCount(body), hide: this.hide, metadata, asked: body, scrub: this.streamForms.length ? new TextScrub(this.streamForms) : undefined }), streamed!, c, passed, remember, kept, this.hide)) return;
       }
       throw allFailed(passed, metadataOf?.(undefined)());
     } finally {

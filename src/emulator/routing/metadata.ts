@@ -5,6 +5,7 @@ import { modelChain } from './candidates.js';
 import { ProviderFailure } from '../providers/types.js';
 import { HttpError } from '../http/http.js';
 import { openrouterShape, routingMetadata } from './metadata-shape.js';
+import { maskKeyStarts, type KeyForm } from '../providers/key-scrub.js';
 
 export type { Attempt } from './attempt.js';
 export { noEndpoints } from './no-endpoints.js';
@@ -100,15 +101,14 @@ export function metadataFor(ask: MetadataAsk, body: Record<string, unknown>, can
 }
 
 /**
- * An upstream's words without the provider keys it echoed: each whole key, and the start of one
- * where the words were cut short (a failure keeps the first 200 characters of a refusal).
+ * An upstream's words without the provider keys it echoed: each whole key, each start of one cut short
+ * (maskKeyStarts), and the start of one where the words were cut short (a failure keeps the first 200
+ * characters of a refusal). `forms`: keyFormList(), the longest first.
  */
-export function keyHider(keys: string[]): (text: string) => string {
-  // The longest first: a key that begins another, hidden first, would leave the other's rest shown.
-  const longestFirst = [...keys].sort((a, b) => b.length - a.length);
+export function keyHider(forms: readonly KeyForm[]): (text: string) => string {
   return (text) => {
-    for (const key of longestFirst) {
-      text = text.replaceAll(key, '[provider key]');
+    text = maskKeyStarts(text, forms);
+    for (const { text: key } of forms) {
       for (let n = Math.min(key.length - 1, text.length); n >= 4; n--) {
         if (text.endsWith(key.slice(0, n))) {
           text = `${text.slice(0, -n)}[provider key]`;

@@ -219,21 +219,32 @@ export class PlainFrames {
   }
 }
 
-/** A text member (a string, or a tool call) beside content, however spaced. */
-const OTHER_TEXT = /"(?:reasoning|refusal)"\s*:\s*"|"tool_calls"\s*:\s*\[\s*\{/;
+/**
+ * The members a plain chunk may have under a key scrub: any other (reasoning, reasoning_details, a refusal,
+ * a tool call, annotations, images, audio, one not yet named) may hold text, and the chunk is parsed.
+ */
+const PLAIN_MEMBERS = new Set(['id', 'object', 'created', 'model', 'provider', 'system_fingerprint', 'service_tier', 'choices', 'index', 'delta', 'role', 'content', 'finish_reason', 'native_finish_reason', 'logprobs']);
 
 /**
  * Whether a chunk's only text is its one choice's content, choice 0's: a string holds no `"` (these are
- * members) and only the content string holds a `\` (a member's name written with escapes is parsed).
+ * members) and only the content string holds a `\` (a member's name written with escapes is parsed), and
+ * every member outside the content string is one of PLAIN_MEMBERS.
  */
 function contentAlone(data: string): boolean {
   const at = data.indexOf('"index"');
   const content = data.indexOf(CONTENT);
   const end = content < 0 ? -1 : stringEnd(data, content + CONTENT.length);
   if (at < 0 || !data.startsWith('"index":0', at) || !/[,}\s]/.test(data.charAt(at + 9)) || data.indexOf('"index"', at + 1) >= 0) return false;
-  if (end < 0 || data.indexOf('"content"', content + 1) >= 0 || OTHER_TEXT.test(data)) return false;
+  if (end < 0 || data.indexOf('"content"', content + 1) >= 0) return false;
   const slash = data.indexOf('\\');
-  return slash < 0 || (slash > content && data.lastIndexOf('\\') < end);
+  if (slash >= 0 && (slash < content || data.lastIndexOf('\\') >= end)) return false;
+  return onlyPlainMembers(data.slice(0, content)) && onlyPlainMembers(data.slice(end + 1));
+}
+
+/** Whether each member named in `json` (a chunk's text outside its content string, no escapes) is one of PLAIN_MEMBERS. */
+function onlyPlainMembers(json: string): boolean {
+  for (const [, name] of json.matchAll(/"([^"]*)"\s*:/g)) if (!PLAIN_MEMBERS.has(name!)) return false;
+  return true;
 }
 
 /** Whether `piece` holds `bytes` at `at` (a native comparison: a loop over the bytes was ~15% of a framed chunk's time). */

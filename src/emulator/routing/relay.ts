@@ -15,7 +15,8 @@ import { pumpEvents } from './event-pump.js';
 import { serviceReasoning } from './answer-shape.js';
 import { genId } from '../resources/chat.js';
 import { cutText } from '../../internal/first-words.js';
-import { heldChoices, scrubChatChunk, type TextScrub } from '../providers/text-scrub.js';
+import { heldChoices, scrubChatChunk } from '../providers/chat-scrub.js';
+import type { TextScrub } from '../providers/text-scrub.js';
 
 type Body = Record<string, unknown>;
 type StreamReply = Extract<UpstreamReply, { kind: 'stream' }>;
