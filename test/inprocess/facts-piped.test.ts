@@ -15,6 +15,7 @@ it('embed-multi says how many items it sent and how many it kept already, piped'
   expect(await run(['embed-multi', 'facts', items, '--model', 'local/embed'], env)).toMatchObject({ code: 0, stdout: '', stderr: '3 items embedded into facts\n' });
   writeFileSync(items, ['a', 'b', 'c', 'd'].map((id) => JSON.stringify({ id, content: `text ${id}` })).join('\n'));
   expect(await run(['embed-multi', 'facts', items], env)).toMatchObject({ code: 0, stderr: '1 item embedded into facts; 3 items kept already with the same text, not sent\n' });
+  expect(await run(['embed-multi', 'facts', items], env)).toMatchObject({ code: 0, stderr: 'nothing sent to embed into facts: 4 items kept already with the same text\n' });
   // --quiet asks for no status lines.
   expect(await run(['embed-multi', '-q', 'facts', items], env)).toMatchObject({ code: 0, stderr: '' });
 });

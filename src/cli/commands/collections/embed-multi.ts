@@ -69,6 +69,6 @@ export const embedMulti = defineCommand({
     if (sent === undefined) return;
     const kept = plan.unchanged + plan.relabel.length;
     // A fact, said piped too (one line, at the end): how many of the items were sent and how many were kept already.
-    if (!io.quiet) io.note(`${counted(sent, 'item')} embedded into ${collection.name}${kept ? `; ${counted(kept, 'item')} kept already with the same text, not sent` : ''}`);
+    if (!io.quiet) io.note(sent === 0 && kept ? `nothing sent to embed into ${collection.name}: ${counted(kept, 'item')} kept already with the same text` : `${counted(sent, 'item')} embedded into ${collection.name}${kept ? `; ${counted(kept, 'item')} kept already with the same text, not sent` : ''}`);
   },
 });
