@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
 
@@ -23,5 +25,15 @@ it('embed: blank text and a missing key are said before a missing model', async 
   expect(await run(['embed', ''])).toMatchObject({ code: 2, stderr: 'error: argument 1 is blank: there is nothing to embed in it\n' });
   expect(await run(['embed', 'hi'], noKey)).toMatchObject({ code: 3, stderr: 'error: no API key for profile "default": set ROUTER_API_KEY, or run "router login"\n' });
   expect(await run(['embed', 'hi'])).toMatchObject({ code: 2, stderr: 'error: no model: give --model (an embedding model, e.g. local/embed), or set a default: router config set embed_model local/embed\n' });
+  expect(t.requests()).toHaveLength(0);
+});
+
+it('batch create and batch run given a pipe as the file (<(cmd), /dev/stdin): the way to give piped requests', async () => {
+  const fifo = join(t.dir, 'requests.fifo');
+  execFileSync('mkfifo', [fifo]);
+  t.clearRequests();
+  // Was: "… is not a file", no way named.
+  expect(await run(['batch', 'create', fifo, '--model', 'local/echo'])).toMatchObject({ code: 2, stderr: `error: ${fifo} is not a file: give - and pipe the requests into stdin\n` });
+  expect(await run(['batch', 'run', fifo, '--model', 'local/echo'])).toMatchObject({ code: 2, stderr: `error: ${fifo} is not a file: save the requests to a file and give its path (batch run reads its file again)\n` });
   expect(t.requests()).toHaveLength(0);
 });
