@@ -39,7 +39,7 @@ export interface ScanHooks {
 const ENDPOINTS: readonly string[] = BATCH_ENDPOINTS;
 
 /** A requests file must exist and be a file; said in words before anything is read or sent. */
-export function checkInputFile(file: string): void {
+export function checkInputFile(file: string, pipedHint = 'give - and pipe the requests into stdin'): void {
   if (isBlankName(file)) throw invalid('the requests file name is empty');
   let st;
   try {
@@ -47,7 +47,9 @@ export function checkInputFile(file: string): void {
   } catch (err) {
     throw invalid(`cannot read ${file}: ${describeCode((err as NodeJS.ErrnoException).code ?? 'ENOENT')}`);
   }
-  if (!st.isFile()) throw invalid(`${file} is not a file${st.isDirectory() ? ' (it is a folder)' : ''}`);
+  // A pipe named as a file (`<(cmd)`, /dev/stdin) is refused: piped requests come on stdin, as "-".
+  const piped = st.isFIFO() || st.isCharacterDevice();
+  if (!st.isFile()) throw invalid(`${file} is not a file${st.isDirectory() ? ' (it is a folder)' : piped ? `: ${pipedHint}` : ''}`);
   try {
     accessSync(file, constants.R_OK);
   } catch (err) {

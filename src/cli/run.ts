@@ -178,6 +178,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       const { reportError } = await import('./errors.js');
       // The command's client is closed by now: a model it was refused is looked up with a new one.
       if (!controller.signal.aborted && connected) await (await import('./service/model-hint.js')).addModelHint(err, () => connect(connectedWith), runtime.streams.env, { settings: connected.settings, typed: cmd.getOptionValueSource('model') === 'cli' });
+      if (!controller.signal.aborted && connected) await (await import('./service/root-hint.js')).addApiRootHint(err, connected.settings, runtime.streams.env);
       if (connected) {
         const hints = await import('./context.js');
         hints.addKeyHint(err, connected.settings, connectedWith);

@@ -81,6 +81,15 @@ function turnTimes(saved: ConversationRecord, turn: readonly ChatMessage[], stor
   return Array.from({ length: total }, (_, i) => (i >= fresh ? saved.updated_at : kept(i)));
 }
 
+/** Routers before 00e1d666 cut a title at 60 characters with no "…": shown with one, where the first prompt goes on past it. */
+function titleShown(c: ConversationRecord): string {
+  const first = c.messages.find((m) => m.role === 'user')?.content;
+  if (c.title.length !== OLD_TITLE_CUT || c.title.endsWith('…') || typeof first !== 'string') return c.title;
+  const cut = firstWords(first, OLD_TITLE_CUT);
+  return cut.endsWith('…') && c.title.startsWith(cut.slice(0, -1)) ? cut : c.title;
+}
+const OLD_TITLE_CUT = 60;
+
 /** What every reader of a conversation relies on: a file edited by hand may not have it. */
 function isRecordShape(c: unknown): c is ConversationRecord {
   return (
@@ -131,6 +140,7 @@ export class ConversationStore {
       c = undefined;
     }
     if (!isRecordShape(c)) throw new ConversationError('damaged', id, this.file(id));
+    c.title = titleShown(c);
     return c;
   }
 

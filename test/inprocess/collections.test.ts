@@ -126,11 +126,11 @@ describe('embedding collections', () => {
     writeFileSync(headless, 'a,hello there\nb,goodbye\n');
     const r = await t.run(['embed-multi', 'headless', headless, '--model', 'local/embed'], { env });
     expect(r).toMatchObject({ code: 0, stdout: '' });
-    expect(r.stderr).toBe(`note: ${headless}: its first row ("a", "hello there") is read as the header, not as an item; a file without a header row loses it (start the file with one, e.g. id,content)\n`);
+    expect(r.stderr).toBe(`note: ${headless}: its first row ("a", "hello there") is read as the header, not as an item; a file without a header row loses it (start the file with one, e.g. id,content)\n1 item embedded into headless\n`);
     for (const [file, text] of [['named.tsv', 'doc_id\ttext\nb\tgoodbye\n'], ['named.csv', 'ID,content\nb,goodbye\n'], ['named2.csv', 'name,text\nb,goodbye\n']] as const) {
       const path = join(t.dir, file);
       writeFileSync(path, text);
-      expect(await t.run(['embed-multi', 'named', path, '--model', 'local/embed'], { env }), file).toMatchObject({ code: 0, stdout: '', stderr: '' });
+      expect(await t.run(['embed-multi', 'named', path, '--model', 'local/embed'], { env }), file).toMatchObject({ code: 0, stdout: '', stderr: file === 'named.tsv' ? '1 item embedded into named\n' : 'nothing sent to embed into named: 1 item kept already with the same text\n' });
     }
   });
 

@@ -89,6 +89,19 @@ describe('--mcp over stdio', () => {
     expect(JSON.parse(call.function.arguments)).toEqual({ path: join(files, 'plan.txt') });
   });
 
+  it('server-filesystem: a prompt naming the tool and a file gives the file alone as the path', async () => {
+    const files = join(dir, 'named-files');
+    mkdirSync(files, { recursive: true });
+    writeFileSync(join(files, 'plan.txt'), 'the plan\n');
+    // Was: the path "read_text_file <path>." (the whole prompt), no such file.
+    for (const prompt of [`read_text_file ${join(files, 'plan.txt')}.`, `please read_text_file "${join(files, 'plan.txt')}"`]) {
+      const r = await run(['chat', '--model', 'local/tools', '--mcp', node(FILESYSTEM, files), prompt]);
+      expect(r).toMatchObject({ code: 0, stdout: 'From the tool results: read_text_file answered: the plan\n', stderr: '' });
+      const call = lastBody('/chat/completions').messages.find((m: { tool_calls?: unknown }) => m.tool_calls).tool_calls[0];
+      expect(JSON.parse(call.function.arguments)).toEqual({ path: join(files, 'plan.txt') });
+    }
+  });
+
   it('names two servers share are prefixed by the server', async () => {
     const r = await run(['chat', '--dry-run', '--model', 'local/tools', '--mcp', node(EVERYTHING, 'stdio'), '--mcp', node(FIXTURE, 'env'), '--mcp', node(FIXTURE, 'env', join(dir, 'second')), 'hi']);
     expect(r.code).toBe(0);

@@ -76,7 +76,7 @@ async function holdAndRead(env: NodeJS.ProcessEnv, id: string): Promise<{ job: J
 /** Plans a job of the input (every line checked), with the options' limits; nothing is saved. */
 export async function planInput(file: string, o: OpenJobOptions): Promise<JobRecord> {
   checkPlanOptions(o);
-  checkInputFile(file);
+  checkInputFile(file, 'save the requests to a file and give its path (a job reads its file again)');
   const defaultModel = o.model ?? (await o.defaultModel?.());
   return planJob(file, { endpoint: o.endpoint, model: o.model, defaultModel, provider: o.provider, maxRequests: o.maxRequests ?? BATCH_MAX_REQUESTS, maxBytes: o.maxBytes ?? BATCH_MAX_BYTES });
 }

@@ -106,12 +106,18 @@ async function runEmbed(ctx: RunContext<EmbedOpts>, args: string[]): Promise<voi
   if (lone) throw usage(`--${lone} goes with --collection (-c NAME)`);
   if (opts.json && opts.jsonl) throw usage(`${io.jsonFlag} and --jsonl cannot be combined`);
   if (opts.raw && opts.encodingFormat !== 'base64') throw usage('--raw goes with --encoding-format base64');
-  const { checkedDefault } = await import('../context.js');
-  opts.model ??= checkedDefault(await ctx.settings(), 'embedModel');
-  if (!opts.model) throw usage('no model: give --model (an embedding model, e.g. local/embed), or set a default: router config set embed_model local/embed');
   const inputs = await inputsFrom(opts, args, io);
+  // What the command line says wrong is said first, then what the settings lack (the key, a default model).
   const connected = await connect();
   const { client } = connected;
+  const { checkedDefault } = await import('../context.js');
+  try {
+    opts.model ??= checkedDefault(await ctx.settings(), 'embedModel');
+    if (!opts.model) throw usage('no model: give --model (an embedding model, e.g. local/embed), or set a default: router config set embed_model local/embed');
+  } catch (err) {
+    await client.close();
+    throw err;
+  }
   const bodyOf = (part: string[]) => ({
     input: part.length === 1 && inputs.length === 1 ? part[0]! : part,
     model: opts.model!,

@@ -132,15 +132,20 @@ function isTurn(t: unknown): t is SpeechTurn {
   return typeof text === 'string' && (absent(voice) || (typeof voice === 'string' && voice !== '')) && (absent(instructions) || typeof instructions === 'string');
 }
 
-async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<void> {
-  const { io, opts, argv, signal, connect } = ctx;
+/** The model and voice, from the flags or the settings' defaults; both missing (a first `router speak "hi"`) said at once. */
+async function speechDefaults(ctx: RunContext<SpeakOpts>): Promise<{ model: string; voice: string }> {
+  const { opts } = ctx;
   const { checkedDefault } = await import('../context.js');
   opts.model ??= checkedDefault(await ctx.settings(), 'speechModel');
   opts.voice ??= checkedDefault(await ctx.settings(), 'voice');
-  // Both missing (a first `router speak "hi"`): said at once, not one try each.
   if (!opts.model && !opts.voice) throw usage('no model and no voice: give --model (a speech model, e.g. local/tts) and --voice (e.g. alloy), or set defaults: router config set speech_model local/tts; router config set voice alloy');
   if (!opts.model) throw usage('no model: give --model (a speech model, e.g. local/tts), or set a default: router config set speech_model local/tts');
   if (!opts.voice) throw usage('no voice: give --voice (e.g. alloy), or set a default: router config set voice alloy');
+  return { model: opts.model, voice: opts.voice };
+}
+
+async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<void> {
+  const { io, opts, argv, signal, connect } = ctx;
   const toFile = opts.output !== undefined && opts.output !== '-';
   const { OutputFile, isTerminalPath, refuseOverInput } = await import('../io/output-file.js');
   // A terminal named by -o (/dev/tty, /dev/stdout on one) is refused as stdout on one is, before anything is read or sent.
@@ -162,7 +167,15 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
     input = await textFromArgs(args, io, { what: 'text', example: 'echo hi | router speak --voice alloy --model local/tts > hi.mp3' });
   }
   const refs = await references(opts, argv, io.interrupt);
-  const req: SpeechRequest = { input, model: opts.model, voice: opts.voice, response_format: format };
+  if (toFile) refuseOverInput('-o', opts.output!, [opts.turns, opts.referenceImage, ...(opts.referenceAudio ?? [])]);
+  // What the command line says wrong is said first, then what the settings lack (the key, a default model or voice).
+  const connected = await connect({ management: true });
+  const { client } = connected;
+  const { model, voice } = await speechDefaults(ctx).catch(async (err) => {
+    await client.close();
+    throw err;
+  });
+  const req: SpeechRequest = { input, model, voice, response_format: format };
   if (opts.speed !== undefined) req.speed = opts.speed;
   if (opts.instructions) req.instructions = opts.instructions;
   if (refs) req.input_references = refs;
@@ -171,13 +184,13 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
   if (opts.models) req.models = opts.models;
   const provider = providerFrom(opts);
   if (provider) req.provider = provider;
-  if (toFile) refuseOverInput('-o', opts.output!, [opts.turns, opts.referenceImage, ...(opts.referenceAudio ?? [])]);
-  const file = toFile ? OutputFile.open(opts.output!) : undefined;
-  const connected = await connect({ management: true }).catch((err) => {
-    file?.abortSync();
+  let file: ReturnType<typeof OutputFile.open> | undefined;
+  try {
+    file = toFile ? OutputFile.open(opts.output!) : undefined;
+  } catch (err) {
+    await client.close();
     throw err;
-  });
-  const { client } = connected;
+  }
   const guard = await guardSpend(ctx, connected, { body: req as unknown as Record<string, unknown>, models: [req.model, ...(req.models ?? [])], completes: false }).catch(async (err) => {
     file?.abortSync();
     await client.close();

@@ -277,7 +277,7 @@ export async function applyRoleFlag(cmd: Command, opts: Record<string, unknown>,
     const set = (o: Record<string, unknown>) => Object.entries(o).filter(([, v]) => v !== undefined);
     checkGoesWithRole(cmd, Object.fromEntries([...set(await fromSettings()), ...set(opts)]));
   }
-  if (skipped.length) io.info(`role ${name}: ${skipped.join(', ')} left out (not a flag of router ${cmd.name()})`);
+  if (skipped.length) io.note(`note: role ${name}: ${skipped.join(', ')} left out (not a flag of router ${cmd.name()})`);
   return role;
 }
 

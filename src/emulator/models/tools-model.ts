@@ -41,8 +41,9 @@ export function checkTools(tools: unknown): FunctionTool[] {
  * Arguments that fit a tool's parameters, as a model fills them: the first free-text string property carries
  * the user's words. Where the schema names required properties, only those and that one are filled (a tool's
  * options may exclude each other, as server-filesystem's head and tail); where it names none, every one is.
+ * A property named as a path or file takes the path in the words ("read_text_file plan.txt": plan.txt).
  */
-function argumentsFor(tool: FunctionTool, lastUser: string): string {
+function argumentsFor(tool: FunctionTool, lastUser: string, toolNames: string[]): string {
   const value = instanceOf(tool.parameters, tool.parameters, prng(seedOf('tool', tool.name, lastUser)), 0);
   if (value && typeof value === 'object' && !Array.isArray(value)) {
     const properties = (tool.parameters.properties ?? {}) as Record<string, Body>;
@@ -52,11 +53,24 @@ function argumentsFor(tool: FunctionTool, lastUser: string): string {
     const free = entries.find((e) => required.includes(e[0]) && freeText(e)) ?? entries.find(freeText);
     const pick = required.length > 0;
     if (pick) for (const key of Object.keys(value)) if (!required.includes(key) && key !== free?.[0]) delete (value as Body)[key];
-    const words = lastUser.trim();
+    const words = free && PATH_NAMED.test(free[0]) ? pathIn(lastUser, toolNames) : lastUser.trim();
     if (free && words && words.length >= ((free[1].minLength as number | undefined) ?? 0)) (value as Body)[free[0]] = words.slice(0, (free[1].maxLength as number | undefined) ?? 500);
     else if (pick && free && !required.includes(free[0])) delete (value as Body)[free[0]];
   }
   return JSON.stringify(value);
+}
+
+/** A string property a path goes in: `path`, `file_path`, `filename`, `directory`, `folder`. */
+const PATH_NAMED = /path|file|dir|folder/i;
+
+/**
+ * The path in a prompt, as a model reads it: the first word that looks like one (a slash, a leading `~` or
+ * `.`, a file's extension), quotes and closing punctuation taken off; else the words but the tools' names.
+ */
+function pathIn(prompt: string, toolNames: string[]): string {
+  const names = new Set(toolNames.map((n) => n.toLowerCase()));
+  const words = prompt.split(/\s+/).map((w) => w.replace(/^["'`(<]+|["'`)>,;:!?]+$|(?<=\w)\.$/g, '')).filter((w) => w && !names.has(w.toLowerCase()));
+  return words.find((w) => /[/\\]|^[~.]|\.[A-Za-z0-9]{1,8}$/.test(w)) ?? words.join(' ');
 }
 
 /**
@@ -74,7 +88,7 @@ export function callTools(tools: FunctionTool[], choice: unknown, lastUser: stri
     const mentioned = tools.filter((t) => lastUser.toLowerCase().includes(t.name.toLowerCase()));
     chosen = mentioned.length ? (parallel ? mentioned : mentioned.slice(0, 1)) : tools.slice(0, 1);
   }
-  return chosen.map((tool, index) => ({ index, id: `call_${randomHex(12)}`, type: 'function', function: { name: tool.name, arguments: argumentsFor(tool, lastUser) } }));
+  return chosen.map((tool, index) => ({ index, id: `call_${randomHex(12)}`, type: 'function', function: { name: tool.name, arguments: argumentsFor(tool, lastUser, tools.map((t) => t.name)) } }));
 }
 
 /** Given the results of its calls (the tool messages after its last call), `local/tools` answers in text with them. */

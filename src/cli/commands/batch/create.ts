@@ -135,7 +135,7 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
         throw new CliError(`${what}${which}. ${checkWith()}`, unreadable ? EXIT.SERVER : EXIT.NETWORK);
       }
       created = found[0]!;
-      io.info(`${what}; found its batch in the listing: ${created.id}`);
+      io.note(`${what}; found its batch in the listing: ${created.id}`);
     }
     if (record) recordCreate(ctx.env, key, { ...record, batch_id: created.id });
     const unindexed = (await import('../../../batch/local-index.js')).indexBatch(ctx.env, client.core.apiRoot, created, file === '-' ? 'stdin' : (await import('node:path')).resolve(file));

@@ -109,7 +109,7 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
   if (opts.resume) refuseUnknownJob(ctx, opts.resume);
   if (file !== undefined && !opts.resume) {
     if (file === '-') throw usage('batch run reads its file again to resume and merge: save stdin to a file and give its path');
-    checkInputFile(file);
+    checkInputFile(file, 'save the requests to a file and give its path (batch run reads its file again)');
     refuseResultsOverInput(opts.results, file);
     if (opts.dryRun) return dryRun(ctx, file);
   }

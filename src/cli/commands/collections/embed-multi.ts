@@ -68,6 +68,7 @@ export const embedMulti = defineCommand({
     const sent = await sendPlan(ctx, collection, plan, { batchSize: opts.batchSize, concurrency: opts.concurrency });
     if (sent === undefined) return;
     const kept = plan.unchanged + plan.relabel.length;
-    io.info(`${counted(sent, 'item')} embedded into ${collection.name}${kept ? `; ${counted(kept, 'item')} kept already with the same text, not sent` : ''}`);
+    // A fact, said piped too (one line, at the end): how many of the items were sent and how many were kept already.
+    if (!io.quiet) io.note(sent === 0 && kept ? `nothing sent to embed into ${collection.name}: ${counted(kept, 'item')} kept already with the same text` : `${counted(sent, 'item')} embedded into ${collection.name}${kept ? `; ${counted(kept, 'item')} kept already with the same text, not sent` : ''}`);
   },
 });

@@ -29,7 +29,8 @@ export async function embedOne(ctx: RunContext<EmbedOpts>, args: string[]): Prom
   const plan = planEmbeds(collection, [{ id: opts.id, content, ...(metadata ? { metadata } : {}) }], { model: await modelFor(ctx, collection), dimensions: opts.dimensions, store: !!opts.store });
   const sent = await sendPlan(ctx, collection, plan);
   if (sent === undefined) return;
-  io.info(sent ? `kept ${opts.id} in collection ${collection.name}` : plan.relabel.length ? `kept ${opts.id} in collection ${collection.name} (the same text: nothing sent)` : `${opts.id} is in collection ${collection.name} already, with the same text: nothing sent`);
+  // Said piped too: whether the text was sent (and paid for) is not seen in the (empty) stdout.
+  if (!io.quiet) io.note(sent ? `kept ${opts.id} in collection ${collection.name}` : plan.relabel.length ? `kept ${opts.id} in collection ${collection.name} (the same text: nothing sent)` : `${opts.id} is in collection ${collection.name} already, with the same text: nothing sent`);
 }
 
 /** --metadata's value: a JSON object. */
