@@ -1,23 +1,18 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { zodOutputFormat } from '@anthropic-ai/sdk/helpers/zod';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { anthropicPerTarget } from '../support/anthropic-target.js';
 import { z } from 'zod';
-import { startTarget, TARGETS, type Target } from '../support/client-targets.js';
+import { TARGETS, type Target } from '../support/client-targets.js';
 
 // The OpenAPI's MessagesRequest has `output_config.format` (structured outputs): the @anthropic-ai/sdk's
 // messages.parse() sends it and parses the text block as JSON. It was dropped, and the text was the prompt.
 const person = z.object({ name: z.string(), age: z.number() });
 
 describe.each(TARGETS)('@anthropic-ai/sdk structured outputs against router serve (%s)', (kind) => {
-  let t: Target;
-  let client: Anthropic;
-  beforeAll(async () => {
-    t = await startTarget(kind);
-    client = new Anthropic({ apiKey: t.apiKey, baseURL: t.baseURL.replace(/\/v1$/, ''), maxRetries: 0 });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  let t!: Target;
+  let client!: Anthropic;
+  anthropicPerTarget(kind, (target, c) => ((t = target), (client = c)));
   const ask = () => ({ model: t.model('echo'), max_tokens: 200, messages: [{ role: 'user' as const, content: 'a person' }], output_config: { format: zodOutputFormat(person) } });
 
   it('messages.parse(): the answer holds to the schema, parsed_output typed', async () => {

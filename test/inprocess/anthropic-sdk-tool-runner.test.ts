@@ -1,20 +1,15 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTarget, TARGETS, type Target } from '../support/client-targets.js';
+import { describe, expect, it } from 'vitest';
+import { anthropicPerTarget } from '../support/anthropic-target.js';
+import { TARGETS, type Target } from '../support/client-targets.js';
 
 // @anthropic-ai/sdk's toolRunner() asks for a server-held message thread (`thread: {type: "create"}`, then
 // only the new messages with `previous_message_id`). The OpenAPI's MessagesRequest has no `thread`: the
 // service keeps nothing: the 400 of the second turn says so, and with `thread: false` the whole history goes each turn.
 describe.each(TARGETS)('@anthropic-ai/sdk toolRunner() against router serve (%s)', (kind) => {
-  let t: Target;
-  let client: Anthropic;
-  beforeAll(async () => {
-    t = await startTarget(kind);
-    client = new Anthropic({ apiKey: t.apiKey, baseURL: t.baseURL.replace(/\/v1$/, ''), maxRetries: 0 });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  let t!: Target;
+  let client!: Anthropic;
+  anthropicPerTarget(kind, (target, c) => ((t = target), (client = c)));
 
   const weather = (cities: string[]) => ({ name: 'get_weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] }, run: (input: { city: string }) => (cities.push(input.city), `21C in ${input.city}`) });
 

@@ -1,23 +1,17 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GATEWAY_PRICES, startTarget, TARGETS, type Target } from '../support/client-targets.js';
+import { describe, expect, it } from 'vitest';
+import { anthropicPerTarget, anthropicRoot } from '../support/anthropic-target.js';
+import { GATEWAY_PRICES, TARGETS, type Target } from '../support/client-targets.js';
 
 // The official `@anthropic-ai/sdk` (what Claude-Code-style clients use) pointed at `router serve` in each
 // flavour and as a gateway over an OpenAI-compatible upstream: `POST /v1/messages`, parsed by the SDK itself.
 const weather: Anthropic.Tool = { name: 'get_weather', description: 'the weather in a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
 
 describe.each(TARGETS)('@anthropic-ai/sdk against router serve (%s)', (kind) => {
-  let t: Target;
-  let client: Anthropic;
-  const root = () => t.baseURL.replace(/\/v1$/, '');
-  beforeAll(async () => {
-    t = await startTarget(kind);
-    // The SDK adds /v1/messages to its base URL and sends the key as `x-api-key`.
-    client = new Anthropic({ apiKey: t.apiKey, baseURL: root(), maxRetries: 0 });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  let t!: Target;
+  let client!: Anthropic;
+  const root = () => anthropicRoot(t);
+  anthropicPerTarget(kind, (target, c) => ((t = target), (client = c)));
 
   it('messages.create: a text block, end_turn, usage; the generation kept is what it charged', async () => {
     const m = await client.messages.create({ model: t.model('echo'), max_tokens: 64, messages: [{ role: 'user', content: 'hello there' }] });

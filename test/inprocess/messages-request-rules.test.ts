@@ -1,19 +1,14 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTarget, TARGETS, type Target } from '../support/client-targets.js';
+import { describe, expect, it } from 'vitest';
+import { anthropicPerTarget } from '../support/anthropic-target.js';
+import { TARGETS, type Target } from '../support/client-targets.js';
 
 // `POST /v1/messages` held to the OpenAPI's MessagesRequest (model and messages required, max_tokens not) and
 // its refusals naming the fields the client sent, over the official SDK on every target.
 describe.each(TARGETS)('/v1/messages request rules (%s)', (kind) => {
-  let t: Target;
-  let client: Anthropic;
-  beforeAll(async () => {
-    t = await startTarget(kind);
-    client = new Anthropic({ apiKey: t.apiKey, baseURL: t.baseURL.replace(/\/v1$/, ''), maxRetries: 0 });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  let t!: Target;
+  let client!: Anthropic;
+  anthropicPerTarget(kind, (target, c) => ((t = target), (client = c)));
   const refusal = async (ask: object) => {
     const e = await client.messages.create(ask as Anthropic.MessageCreateParamsNonStreaming).catch((err: unknown) => err);
     expect(e).toBeInstanceOf(Anthropic.BadRequestError);

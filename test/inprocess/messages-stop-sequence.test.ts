@@ -1,7 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { anthropicPerTarget } from '../support/anthropic-target.js';
 import { runBatch } from '../support/emulator-folder.js';
-import { startTarget, TARGETS, type Target } from '../support/client-targets.js';
+import { TARGETS, type Target } from '../support/client-targets.js';
 
 // `POST /v1/messages` with stop sequences, through the official `@anthropic-ai/sdk`: a sequence that ends the
 // answer is named (`stop_reason: "stop_sequence"`, `stop_sequence`) in the whole answer, in the stream's
@@ -10,15 +11,9 @@ import { startTarget, TARGETS, type Target } from '../support/client-targets.js'
 type Event = Anthropic.MessageStreamEvent;
 
 describe.each(TARGETS)('/v1/messages stop sequences and message_start usage (%s)', (kind) => {
-  let t: Target;
-  let client: Anthropic;
-  beforeAll(async () => {
-    t = await startTarget(kind);
-    client = new Anthropic({ apiKey: t.apiKey, baseURL: t.baseURL.replace(/\/v1$/, ''), maxRetries: 0 });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  let t!: Target;
+  let client!: Anthropic;
+  anthropicPerTarget(kind, (target, c) => ((t = target), (client = c)));
   const ask = (content: string, stop_sequences: string[], max_tokens = 64) => ({ model: t.model('echo'), max_tokens, stop_sequences, messages: [{ role: 'user' as const, content }] });
   // The gateway's upstream here is another router serve, whose chat answer says only `finish_reason: "stop"`:
   // which sequence ended it is not knowable there (docs/gateway.md), so the turn ended as far as anyone knows.
