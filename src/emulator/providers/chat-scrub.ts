@@ -1,3 +1,4 @@
+import { isRecord as isObject } from '../../internal/shape.js';
 import type { TextScrub } from './text-scrub.js';
 
 type Body = Record<string, unknown>;
@@ -7,8 +8,6 @@ const DELTA_TEXTS = ['content', 'reasoning', 'reasoning_content', 'refusal'] as 
 
 /** The text members of a `reasoning_details` item (by its `index`), each a stream of its own. */
 const DETAIL_TEXTS = ['text', 'summary', 'data'] as const;
-
-const isObject = (v: unknown): v is Body => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * A parsed chat chunk's texts through `scrub` (each choice's delta texts, its tool calls' names and

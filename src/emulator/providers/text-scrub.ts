@@ -1,3 +1,4 @@
+import { isRecord as isObject } from '../../internal/shape.js';
 import { KEY_MASK, type KeyForm } from './key-scrub.js';
 
 export { hiddenKey, keyFormList, keyTexts, type KeyForm } from './key-scrub.js';
@@ -243,8 +244,6 @@ export class TextScrub {
     return { longest, over };
   }
 }
-
-const isObject = (v: unknown): v is Body => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * A parsed Responses event through `scrub`: a `.delta` event's text as its stream's next (by type, item

@@ -3,6 +3,7 @@
  * as chat: a messages body made a chat body, and a chat completion made a messages result. One
  * translation, used by the route (fake models and the gateway alike) and by `/v1/messages` batches.
  */
+import { isRecord as isObject } from '../../internal/shape.js';
 import { bad } from '../http/validate.js';
 import { textOf } from '../models/content-text.js';
 import { stopHitOf } from '../models/stop-sequences.js';
@@ -11,8 +12,6 @@ type Body = Record<string, unknown>;
 
 /** The messages body's own fields that mean the same in a chat body (OpenRouter's routing fields among them). */
 const SHARED = ['model', 'models', 'provider', 'stream', 'temperature', 'top_p', 'top_k', 'session_id', 'user', 'plugins', 'route', 'transforms', 'trace'];
-
-const isObject = (v: unknown): v is Body => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** A messages request as the chat request it means; throws HttpError(400) where it breaks the format's rules. */
 export function chatBodyOf(body: Body): Body {

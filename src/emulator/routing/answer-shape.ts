@@ -1,3 +1,4 @@
+import { isRecord as isObject } from '../../internal/shape.js';
 import { cutText } from '../../internal/first-words.js';
 
 /** What a whole upstream answer must be before it is relayed as one: JSON, an object, with its list. */
@@ -5,8 +6,6 @@ type Body = Record<string, unknown>;
 
 /** The list each kind of whole answer carries: a chat completion's `choices`, embeddings' `data`, a response's `output`. */
 export type AnswerList = 'choices' | 'data' | 'output';
-
-const isObject = (v: unknown): v is Body => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * An upstream's whole answer, parsed, a chat answer's reasoning under the service's name (serviceReasoning). A 2xx
