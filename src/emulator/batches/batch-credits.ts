@@ -1,12 +1,10 @@
-import { randomHex } from '../http/ids.js';
-import { errorBody } from '../http/http.js';
 import { round } from '../models/models.js';
 import { TERMINAL, type BatchRecord } from '../state/batch-store.js';
 import type { BatchStorage, ClockStore, CreditStore, GenerationStore, KeyRecord, KeyStore } from '../state/store-api.js';
 import { keyHash, limitRemaining } from '../state/key-usage.js';
 import type { BatchGateway } from '../providers/types.js';
 import { asCharged, BATCH_DISCOUNT, itemCharge, type Body } from './batch-rules.js';
-import { itemBody } from './batch-items.js';
+import { failedItem, itemBody } from './batch-items.js';
 import { creditsShort, heldOnKey, holdOnKey } from '../state/billing.js';
 import { decimal } from '../../internal/decimal.js';
 import { counted } from '../../internal/counted.js';
@@ -163,11 +161,11 @@ const keyLimitMessage = (reset: string | null) => `Key limit exceeded (${reset ?
  * After the pool, each request never sent: a hold a crash left it is given back, and when the
  * credits (or the key's limit: `why`) ran out it becomes a failed item (`add`). Answered ones are in `answered`.
  */
-export async function releaseUnsent(requests: AsyncIterable<{ custom_id: string }>, answered: Map<string, Body>, credits: HeldCredits, add?: (item: Body) => void, why: Unsent = 'credits'): Promise<void> {
+export async function releaseUnsent(requests: AsyncIterable<{ custom_id: string }>, answered: Map<string, Body>, credits: HeldCredits, endpoint: string, add?: (item: Body) => void, why: Unsent = 'credits'): Promise<void> {
   for await (const req of requests) {
     if (answered.has(req.custom_id)) continue;
     credits.settle(req.custom_id, undefined);
-    add?.(why === 'key' ? unsentItem(req.custom_id, 403, credits.keyLimitWords(), 'permission_denied') : unsentItem(req.custom_id));
+    add?.(why === 'key' ? unsentItem(req.custom_id, endpoint, 403, credits.keyLimitWords(), 'permission_denied') : unsentItem(req.custom_id, endpoint));
   }
 }
 
@@ -183,13 +181,8 @@ export function sentCount(answered: Map<string, Body>): number {
 }
 
 /** The result item of a request never sent because the caller's credits (or its key's limit) ran out: a failed item, charged nothing. */
-export function unsentItem(customId: string, status = 402, message = UNSENT, errorType = 'payment_required'): Body {
-  return {
-    id: `batch_req_${randomHex(12)}`,
-    custom_id: customId,
-    response: { status_code: status, request_id: `req_${randomHex(10)}`, body: errorBody(status, message, errorType) },
-    error: { type: 'api_error', message, param: null, error_type: errorType },
-  };
+export function unsentItem(customId: string, endpoint: string, status = 402, message = UNSENT, errorType = 'payment_required'): Body {
+  return failedItem(endpoint, customId, status, message, errorType);
 }
 
 /** The 402 of Get a batch whose finalized cost the balance does not cover, in billing.ts's words: the cost and the balance. */

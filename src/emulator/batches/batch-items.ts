@@ -1,5 +1,6 @@
 import { randomHex } from '../http/ids.js';
-import { HttpError, errorBody, errorTypeFor } from '../http/http.js';
+import { HttpError, errorTypeFor } from '../http/http.js';
+import { errorBodyFor, messagesErrorType } from '../resources/messages-errors.js';
 import type { BatchRecord } from '../state/batch-store.js';
 import { chatCompletion, genId, planChat } from '../resources/chat.js';
 import { textOf } from '../models/content-text.js';
@@ -78,15 +79,23 @@ export async function executeItem(record: BatchRecord, customId: string, rawBody
   } catch (caught) {
     // Whatever goes wrong with one item is that item's failure, never the batch's or the emulator's.
     const err = caught instanceof HttpError ? caught : new HttpError(500, `the request could not be run: ${(caught as Error)?.message ?? String(caught)}`, 'server');
-    const errorType = err.errorType ?? errorTypeFor(err.status);
-    // The spec's `response` row is an object, never null: a failed request has the answer its request alone would get.
-    return {
-      id,
-      custom_id: customId,
-      response: { status_code: err.status, request_id: requestId, body: errorBody(err.status, err.message, errorType) },
-      error: { type: err.status === 400 ? 'invalid_request_error' : 'api_error', message: err.message, param: null, error_type: errorType },
-    };
+    return failedItem(record.endpoint, customId, err.status, err.message, err.errorType ?? errorTypeFor(err.status), id, requestId);
   }
+}
+
+/**
+ * A failed request's result item. The spec's `response` row is an object, never null: its body is the
+ * answer the request alone would get (a messages request's in Anthropic's error shape, its `error.type`
+ * that answer's too; the others OpenAI's batch words: `invalid_request_error` for a 400, else `api_error`).
+ */
+export function failedItem(endpoint: string, customId: string, status: number, message: string, errorType: string, id = `batch_req_${randomHex(12)}`, requestId = `req_${randomHex(10)}`): Body {
+  const type = endpoint === '/v1/messages' ? messagesErrorType(status, errorType) : status === 400 ? 'invalid_request_error' : 'api_error';
+  return {
+    id,
+    custom_id: customId,
+    response: { status_code: status, request_id: requestId, body: errorBodyFor(endpoint, status, message, errorType, requestId) },
+    error: { type, message, param: null, error_type: errorType },
+  };
 }
 
 /** A messages request of a batch run as the chat request it means (messages-format.ts), on a fake model. */

@@ -262,7 +262,7 @@ export class BatchEngine {
           countItem(record, item, usage);
         };
         // Stopped short: each request not sent is a failed item (any hold a crash left is given back).
-        if (credits && short && !this.stopped) await releaseUnsent(this.store.requests(id), answered, credits, add, short);
+        if (credits && short && !this.stopped) await releaseUnsent(this.store.requests(id), answered, credits, record.endpoint, add, short);
         if (short && !this.stopped) return this.transition(record, 'failed', { error: creditsRanOut(record, sentCount(answered), short, credits?.keyLimitWords(), credits?.shortBy), usage: finishUsage(usage), payment_due: null });
       } finally {
         writer.close();

@@ -13,15 +13,9 @@ import { handleChat } from './chat.js';
 import { promptCount } from '../routing/hang-up.js';
 import { chatBodyOf, messageOf } from './messages-format.js';
 import { MessagesStream } from './messages-stream.js';
+import { messagesErrorFromChat } from './messages-errors.js';
 
 type Body = Record<string, unknown>;
-
-/**
- * An error's type in Anthropic's words by its status: those AnthropicMessagesErrorResponse lists (the
- * service's), any other 4xx `invalid_request_error` and 5xx `api_error`, as Anthropic's own API says them.
- */
-const ERROR_TYPES: Record<number, string> = { 401: 'authentication_error', 402: 'billing_error', 403: 'permission_error', 404: 'not_found_error', 408: 'timeout_error', 429: 'rate_limit_error', 503: 'overloaded_error', 504: 'timeout_error', 524: 'timeout_error', 529: 'overloaded_error' };
-const errorTypeOf = (status: number): string => ERROR_TYPES[status] ?? (status >= 400 && status < 500 ? 'invalid_request_error' : 'api_error');
 
 /** The chat request each answer made a messages result is the answer to (a refusal before the handler is shaped all the same). */
 const answered = new WeakMap<ServerResponse, Body>();
@@ -29,9 +23,7 @@ const answered = new WeakMap<ServerResponse, Body>();
 /** Chat's error body (`{error: {code, message, metadata}}` and fields beside it) as a messages error. */
 function messagesError(parsed: Body, status: number, requestId: string): Body {
   const { error, ...fields } = parsed;
-  const e = (error && typeof error === 'object' ? error : {}) as Body;
-  const errorType = (e.metadata as Body | undefined)?.error_type;
-  return { type: 'error', error: { type: errorTypeOf(status), message: String(e.message ?? `HTTP ${status}`), ...(errorType ? { error_type: errorType } : {}) }, ...fields, request_id: requestId };
+  return { type: 'error', error: messagesErrorFromChat(error, status), ...fields, request_id: requestId };
 }
 
 /** A whole JSON answer of the route in the messages format: an error's shape, or chat's completion as a message. */
