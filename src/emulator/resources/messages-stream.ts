@@ -4,6 +4,7 @@
  * and usage), message_stop. A chat error chunk becomes an `error` event; keep-alive comments pass.
  */
 import { DIRECT, messagesUsage, stopOf } from './messages-format.js';
+import { messagesErrorFromChat } from './messages-errors.js';
 
 type Body = Record<string, unknown>;
 type Block = { kind: 'thinking' | 'text' | 'tool'; index: number; call?: unknown };
@@ -68,7 +69,7 @@ export class MessagesStream {
     const error = chunk.error as Body | undefined;
     if (error && typeof error === 'object') {
       this.finished = true;
-      return out + this.close() + frame('error', { error: { type: 'api_error', message: String(error.message ?? 'Provider returned an error mid-stream') } });
+      return out + this.close() + frame('error', { error: messagesErrorFromChat(error) });
     }
     const choice = (Array.isArray(chunk.choices) ? chunk.choices[0] : undefined) as Body | undefined;
     const delta = (choice?.delta ?? {}) as Body;

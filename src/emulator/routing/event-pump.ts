@@ -1,6 +1,7 @@
 import type { Ctx } from '../http/http.js';
 import { drainOrClose } from '../state/billing.js';
-import { ProviderFailure } from '../providers/types.js';
+import type { ProviderFailure } from '../providers/types.js';
+import { caughtFailure } from './stream-break.js';
 import type { UpstreamEvents } from '../providers/upstream-events.js';
 
 /**
@@ -10,7 +11,7 @@ import type { UpstreamEvents } from '../providers/upstream-events.js';
  * not by a promise: next() made one a read, with its resolvers, a waiter and a result object (~1 KB
  * a streamed request). One promise a stream.
  */
-export function pumpEvents(res: Ctx['res'], closed: () => boolean, events: UpstreamEvents, slug: string, take: () => Buffer | undefined, relayed: (data: string) => boolean): Promise<string | undefined> {
+export function pumpEvents(res: Ctx['res'], closed: () => boolean, events: UpstreamEvents, slug: string, take: () => Buffer | undefined, relayed: (data: string) => boolean): Promise<ProviderFailure | undefined> {
   return new Promise((resolve) => {
     const step = (): void => {
       try {
@@ -23,7 +24,7 @@ export function pumpEvents(res: Ctx['res'], closed: () => boolean, events: Upstr
           if (now === 'ended' || closed() || events.eachQueued(relayed)) return resolve(undefined);
         }
       } catch (err) {
-        resolve(err instanceof ProviderFailure ? err.message : `${slug}: a stream event that is not a JSON object`);
+        resolve(caughtFailure(err, slug));
       }
     };
     step();

@@ -12,6 +12,7 @@ import { answers } from '../providers/first-answer.js';
 import { TAKEN, UpstreamEvents } from '../providers/upstream-events.js';
 import { PlainFrames } from './plain-frames.js';
 import { pumpEvents } from './event-pump.js';
+import { caughtFailure, failureBreak, upstreamCause, type StreamBreak } from './stream-break.js';
 import { serviceReasoning } from './answer-shape.js';
 import { genId } from '../resources/chat.js';
 import { cutText } from '../../internal/first-words.js';
@@ -65,7 +66,7 @@ export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: 
  * Returns the break in words when reading or relaying threw: one the adapter names, or an event that
  * is not a JSON object (its parse or use threw).
  */
-export async function pump(res: Ctx['res'], closed: () => boolean, it: AsyncIterator<string>, c: Candidate, take: () => Buffer | undefined, relayed: (data: string) => boolean): Promise<string | undefined> {
+export async function pump(res: Ctx['res'], closed: () => boolean, it: AsyncIterator<string>, c: Candidate, take: () => Buffer | undefined, relayed: (data: string) => boolean): Promise<ProviderFailure | undefined> {
   if (it instanceof UpstreamEvents) return pumpEvents(res, closed, it, c.slug, take, relayed);
   const queued = (it as Partial<QueuedEvents>).eachQueued?.bind(it);
   try {
@@ -78,7 +79,7 @@ export async function pump(res: Ctx['res'], closed: () => boolean, it: AsyncIter
       if (relayed(next.value) || queued?.(relayed)) return undefined;
     }
   } catch (err) {
-    return err instanceof ProviderFailure ? err.message : `${c.slug}: a stream event that is not a JSON object`;
+    return caughtFailure(err, c.slug);
   }
 }
 
@@ -172,7 +173,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   if (scrub) plainFrames!.clean = (content) => !scrub.needs('0.content', content);
   const upstreamId = held[0]!.id;
   held.forEach(frame);
-  let broken: string | undefined;
+  let broken: StreamBreak | undefined;
   /** A plain chunk was framed (PlainFrames): its content's tokens and text counted. */
   const framedPlain = (): true => {
     tokens.add(plainFrames!.content);
@@ -189,7 +190,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     }
     const chunk = eventObject(data, c);
     if (chunk.error) {
-      broken = cutText((opts.hide ?? String)(JSON.stringify(chunk.error)), 200);
+      broken = { words: cutText((opts.hide ?? String)(JSON.stringify(chunk.error)), 200), cause: upstreamCause(chunk.error) };
       return true;
     }
     frame(chunk);
@@ -198,7 +199,8 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   // Plain chunks framed from the bytes they came in, not decoded to text first (the rest as above).
   const events = it instanceof UpstreamEvents ? it : undefined;
   if (events) events.takeBytes = (piece, start, end) => plainFrames!.frameBytesTo(piece, start, end, out) && framedPlain();
-  if (!upstreamDone) broken = (await pump(res, closed, it, c, out.take, relayed)) ?? broken;
+  const failure = upstreamDone ? undefined : await pump(res, closed, it, c, out.take, relayed);
+  if (failure) broken = failureBreak(failure);
   if (events) events.takeBytes = undefined;
   if (closed()) return { ...cutByCaller(opts.charge, id, tokens, opts.promptTokens, usage, finish), upstreamId, text, tier };
   ended = true;
@@ -209,7 +211,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
       created: last.created,
       model: c.model.id,
       provider: c.slug,
-      error: { code: 502, message: `Provider returned an error mid-stream: ${broken}`, metadata: { error_type: 'provider_unavailable' } },
+      error: { code: 502, message: `Provider returned an error mid-stream: ${broken.words}`, metadata: { error_type: broken.cause } },
       choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null }],
     };
     // Every frame before the error counts as written (brokenAfterContent), as the end writes them.

@@ -140,7 +140,7 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
   };
   // Read to the final event, not to the upstream's end: one that keeps its stream open after it is not
   // waited for (its connection is kept all the same, the end seen; a cassette is kept as the reader stops).
-  if (!final) broken = (await pump(res, closed, it, c, out.take, relayed)) ?? broken;
+  if (!final) broken = (await pump(res, closed, it, c, out.take, relayed))?.message ?? broken;
   if (closed()) return { ...cutByCaller(charge, id, tokens, promptTokens, final ? lastResponse.usage : undefined, undefined), upstreamId, text: responseText(lastResponse), tier: lastResponse.service_tier };
   ended = true;
   if (broken === undefined && final) {
