@@ -13,8 +13,8 @@ const validate = schemaValidator('AnthropicMessagesErrorResponse');
 const ask = (content: string, extra: Record<string, unknown> = {}) => ({ max_tokens: 16, messages: [{ role: 'user', content }], ...extra });
 
 /** `POST /v1/messages` alone, as the SDK sends it: status and body. */
-async function alone(e: Emulator, body: Record<string, unknown>, model: string) {
-  const res = await fetch(`${e.apiRoot}/v1/messages`, { method: 'POST', headers: { 'x-api-key': e.store.firstKeys().apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ ...body, model }) });
+async function alone(e: Emulator, body: Record<string, unknown>, model: string, key = e.store.firstKeys().apiKey) {
+  const res = await fetch(`${e.apiRoot}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ ...body, model }) });
   return { status: res.status, body: (await res.json()) as { type: string; error: Record<string, unknown>; request_id: string } };
 }
 
@@ -48,5 +48,30 @@ describe.each(['spec', 'deployed'] as const)('a failed /v1/messages batch item (
     const sent = await alone(gateway, ask('limited'), 'test/m');
     expect(sent.body.error.type).toBe('rate_limit_error');
     sameAsAlone(flavor, seen.results[0], sent);
+  });
+
+  it('a request never sent, the credits run out: the 402 the request alone gets, billing_error', async () => {
+    const upstream = await folder.start(`${flavor}-upstream-402`);
+    const yaml = `providers:\n  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, models: { test/m: local/echo }, prices: { test/m: { prompt: 0.001, completion: 0.002 } } }\n`;
+    const gateway = await folder.start(`${flavor}-gateway-402`, { flavor, gateway: { config: parseProviders(yaml, { UP_KEY: upstream.store.firstKeys().apiKey }) } });
+    const poor = gateway.store.createWorkspace('poor', 1e-9).apiKey;
+    const path = flavor === 'deployed' ? '/beta/batches' : '/v1/batches';
+    const created = await call(gateway, path, { endpoint: '/v1/messages', model: 'test/m', completion_window: '24h', requests: [{ custom_id: 'r0', body: ask('unpaid') }] }, poor);
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    let seen: any;
+    for (;;) {
+      seen = (await call(gateway, `${path}/${created.body.id}`, undefined, poor)).body;
+      if (['completed', 'failed'].includes(seen.status)) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(seen.status).toBe('failed');
+    const sent = await alone(gateway, ask('unpaid'), 'test/m', poor);
+    expect([sent.status, sent.body.error.type]).toEqual([402, 'billing_error']);
+    // Deployed, a failed batch shows no results ("results null unless completed").
+    if (flavor === 'deployed') return expect(seen.results).toBeNull();
+    const item = seen.results[0];
+    expect(item.error).toMatchObject({ type: 'billing_error', param: null, error_type: 'payment_required' });
+    expect(violations(validate, item.response.body)).toBe('');
+    expect(item.response).toMatchObject({ status_code: 402, body: { type: 'error', error: { type: 'billing_error', error_type: 'payment_required' }, request_id: item.response.request_id } });
   });
 });
