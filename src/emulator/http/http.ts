@@ -104,6 +104,8 @@ export class Ctx {
   generation: string | undefined;
   /** The model and provider answering it, once chosen: journaled with its charges (a record made again after a kill -9 says them). */
   servedBy: { model: string; provider: string } | undefined;
+  /** A route's own format for a whole answer's JSON (its `shape`'s), taken before a fault mangles it: the mangled text then goes out as it is. */
+  shapeWhole: ((text: string, status: number) => string) | undefined;
 
   /** What this request's charges pay for, as the store journals it. */
   get paying(): GenerationMark | undefined {
@@ -169,8 +171,9 @@ export class Ctx {
 
   /** Sends `body` as JSON; a Serialized body is already its JSON text. */
   send(status: number, body: unknown, headers: Record<string, string> = {}): void {
-    const text = body instanceof Serialized ? body.json : JSON.stringify(body);
+    let text = body instanceof Serialized ? body.json : JSON.stringify(body);
     const res = this.res;
+    if (this.fault?.kind === 'malformed' || this.fault?.kind === 'cut') text = this.shapeWhole?.(text, status) ?? text;
     if (this.fault?.kind === 'malformed') {
       this.head(status, { 'content-type': 'application/json' });
       res.end(text.slice(0, Math.max(1, Math.floor(text.length / 2))));

@@ -54,7 +54,11 @@ export function shapeMessages(ctx: Ctx): void {
   let head: { status: number; headers: OutgoingHttpHeaders } | undefined;
   let stream: MessagesStream | undefined;
   let held = '';
+  /** A whole answer shaped already, a fault then cutting it: the rest goes out as it is written. */
+  let shaped = false;
+  ctx.shapeWhole = (text, status) => ((shaped = true), shapedJson(text, status, ctx));
   res.writeHead = ((status: number, headers?: unknown) => {
+    if (shaped) return writeHead(status, (headers ?? {}) as OutgoingHttpHeaders);
     const h = { ...(headers && typeof headers === 'object' ? (headers as OutgoingHttpHeaders) : {}) };
     if (String(h['content-type'] ?? '').startsWith('text/event-stream')) {
       const chat = answered.get(res);
@@ -66,7 +70,7 @@ export function shapeMessages(ctx: Ctx): void {
   }) as typeof res.writeHead;
   res.write = ((chunk: unknown, ...rest: unknown[]) => {
     const done = rest.find((r) => typeof r === 'function') as ((err?: Error | null) => void) | undefined;
-    const out = stream ? stream.push(textOf(chunk)) : ((held += textOf(chunk)), '');
+    const out = stream ? stream.push(textOf(chunk)) : shaped ? textOf(chunk) : ((held += textOf(chunk)), '');
     if (out) return write(out, done);
     if (done) process.nextTick(done);
     return true;
@@ -75,7 +79,7 @@ export function shapeMessages(ctx: Ctx): void {
     const done = [chunk, ...rest].find((r) => typeof r === 'function') as (() => void) | undefined;
     const last = typeof chunk === 'function' ? '' : textOf(chunk);
     if (stream) return end(stream.push(last) + stream.end(), done);
-    if (!head) return end(held + last, done);
+    if (!head || shaped) return end(held + last, done);
     const text = shapedJson(held + last, head.status, ctx);
     return (writeHead(head.status, { ...head.headers, 'content-length': Buffer.byteLength(text) }), end(text, done));
   }) as typeof res.end;
