@@ -185,6 +185,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
         hints.addTimeoutHint(err, flags, connected.client.core.timeoutMs);
         hints.addVoiceHint(err, connected.settings, cmd.getOptionValueSource('voice') === 'cli');
         await hints.addRootHint(err, connected.settings, runtime.streams.env);
+        (await import('./service/batches-path-hint.js')).addBatchesPathHint(err, connected.settings);
         hints.addRetryHint(err);
       }
       (await import('./flags/field-flags.js')).nameFlags(err, cmd, runtime.argv);

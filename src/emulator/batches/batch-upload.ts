@@ -71,8 +71,10 @@ export async function receiveRequests(ctx: Ctx, upload: BatchUpload): Promise<Up
     if (err instanceof JSONSplitError) bad(`request body is not a valid batch: ${err.message}`);
     throw Object.assign(err as Error, { size });
   }
-  if (!splitter.keys.includes('requests') || !Array.isArray(rest.requests)) bad('requests must be a non-empty array');
-  if (splitter.elements === 0) bad('requests must be a non-empty array');
+  // The openai package's batches.create sends an uploaded file's id, which this API does not take.
+  const noFiles = splitter.keys.includes('input_file_id') ? ': this API takes the requests inline, not an uploaded file (input_file_id)' : '';
+  if (!splitter.keys.includes('requests') || !Array.isArray(rest.requests)) bad(`requests must be a non-empty array${noFiles}`);
+  if (splitter.elements === 0) bad(`requests must be a non-empty array${noFiles}`);
   ctx.log?.keepBody(size <= LOG_BODY_BYTES ? Buffer.concat(logged) : undefined, size);
   return { rest, elements: splitter.elements, size };
 }
