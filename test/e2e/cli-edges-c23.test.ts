@@ -30,3 +30,23 @@ it.skipIf(process.platform !== 'linux')('a fact said on a full stderr (chat --us
 it.skipIf(process.platform !== 'linux')('a failure on a full stderr keeps its own exit code', async () => {
   expect(await withStderrFull(['chat', '--model', 'local/echo', '--temperature', '9', 'hi'])).toEqual({ code: 2, stdout: '' });
 });
+
+/** Runs a bash line with $BIN the CLI against the in-process emulator: stdout, stderr, exit code. */
+function inBash(line: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn('bash', ['-c', line], { env: { ...process.env, ...t.env, BIN, ROUTER_NO_LOG: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c) => (stdout += c));
+  child.stderr.on('data', (c) => (stderr += c));
+  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
+}
+
+it('a pipe named as a file (<(cmd), /dev/stdin) is read once: -f, --sf, batch create; a folder is still refused', async () => {
+  // Was exit 2, "not a regular file (a device, a FIFO or a socket)" and "give - and pipe the requests into stdin".
+  expect(await inBash('node "$BIN" chat --model local/echo -f <(echo piped text) hi')).toEqual({ code: 0, stdout: 'piped text\n\nhi\n', stderr: '' });
+  expect(await inBash('echo from stdin | node "$BIN" chat --model local/echo -f /dev/stdin hi')).toEqual({ code: 0, stdout: 'from stdin\n\nhi\n', stderr: '' });
+  expect(await inBash('node "$BIN" chat --model local/echo --sf <(echo be brief) --dry-run hi')).toMatchObject({ code: 0, stdout: expect.stringContaining('"content": "be brief\\n"') });
+  const line = JSON.stringify({ custom_id: 'a', body: { messages: [{ role: 'user', content: 'x' }] } });
+  expect(await inBash(`node "$BIN" batch create <(echo '${line}') --model local/echo`)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^batch_\w+\n$/) });
+  expect(await inBash('node "$BIN" chat --model local/echo -f "$PWD" hi')).toMatchObject({ code: 2, stdout: '' });
+});
