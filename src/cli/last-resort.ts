@@ -34,12 +34,11 @@ export function installLastResort(runtime: Runtime): void {
     }
     void fail(Object.assign(err, { path: 'stdout' }));
   });
-  // stderr's reader gone (`2>&1 | head -1`): what is left to say there is dropped and the command goes
-  // on to its own exit code. Exiting 1 here lost the work of a `batch run --results FILE` and made
-  // `chat --usage … 2>&1 | head -1` exit 0 or 1 by which stream met the closed pipe first.
-  process.stderr.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') process.exit(runtime.exitCode || EXIT.FAILURE);
-  });
+  // stderr that takes no more (its reader gone: `2>&1 | head -1`; a full disk: `2>/dev/full`): what is
+  // left to say there is dropped and the command goes on to its own exit code. Exiting here lost the
+  // work of a `batch run --results FILE`, ended a chat at a note said before its call, and made
+  // `chat --usage … 2>/dev/full` exit 1 with its answer printed.
+  process.stderr.on('error', () => {});
   // A plain kill, or the terminal closing, ends the run as Ctrl-C would, so that exit handlers remove
   // temp files and stop the tools run (serve has its own: takeSignal). Node dies of SIGHUP even under nohup.
   // Other listeners only watch: ora's signal-exit (which restores the cursor) would otherwise keep the run going.

@@ -5,13 +5,19 @@
 import { access, constants } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 
-/** `node_modules/.bin/NAME` of the folder the process runs in or one above it, as it is written from there; undefined if none. */
+const exists = (path: string, mode: number) => access(path, mode).then(() => true, () => false);
+
+/**
+ * `node_modules/.bin/NAME` of the folder the process runs in or one above it up to the project's root
+ * (the first with a package.json or a .git, as npm finds it), as it is written from there; undefined if none.
+ */
 export async function projectBin(program: string | undefined, cwd = process.cwd()): Promise<string | undefined> {
   if (!program || program.includes('/')) return undefined;
   for (let dir = cwd; ; dir = dirname(dir)) {
     const found = join(dir, 'node_modules', '.bin', program);
-    if (await access(found, constants.X_OK).then(() => true, () => false)) return relative(cwd, found);
+    if (await exists(found, constants.X_OK)) return relative(cwd, found);
     if (dirname(dir) === dir) return undefined;
+    if ((await exists(join(dir, 'package.json'), constants.F_OK)) || (await exists(join(dir, '.git'), constants.F_OK))) return undefined;
   }
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -55,4 +55,21 @@ it('router chat says it on stderr, for --mcp and for a --tools command', async (
   writeFileSync(tools, JSON.stringify([{ type: 'function', name: 'everything', parameters: { type: 'object', properties: {} }, command: ['mcp-server-everything', 'stdio'] }]));
   const t = await runInProcess(['chat', '--model', 'local/tools', '--tools', tools, 'everything'], { env });
   expect(t.stderr).toContain(`warning: tool everything: its command was not found (exit 127): ${hint}\n`);
+});
+
+it("looks no further up than the project's root (package.json or .git), as npm does", async () => {
+  const { projectBin } = await import('../../src/kit/project-bin.js');
+  const outer = join(dir, 'outer');
+  mkdirSync(join(outer, 'node_modules', '.bin'), { recursive: true });
+  writeFileSync(join(outer, 'node_modules', '.bin', 'tool'), '#!/bin/sh\n', { mode: 0o755 });
+  // A folder below the bin, in no project: found from there (two folders up).
+  mkdirSync(join(outer, 'loose', 'deeper'), { recursive: true });
+  expect(await projectBin('tool', join(outer, 'loose', 'deeper'))).toBe(join('..', '..', 'node_modules', '.bin', 'tool'));
+  // A project of its own below it: the outer folder's bin is none of its (was: "../node_modules/.bin/tool").
+  for (const marker of ['package.json', '.git']) {
+    const project = join(outer, `project-${marker}`);
+    mkdirSync(join(project, 'src'), { recursive: true });
+    writeFileSync(join(project, marker), '{}');
+    expect(await projectBin('tool', join(project, 'src')), marker).toBeUndefined();
+  }
 });

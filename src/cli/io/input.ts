@@ -179,12 +179,17 @@ export async function readFileFor(flag: string, path: string, signal?: AbortSign
   try {
     const st = await stat(path);
     if (st.isFile() && st.size > max) throw tooMuch();
-    return await collectBounded(st.isFIFO() ? await fifoStream(path) : createReadStream(path), what, signal, max, tooMuch);
+    return await collectBounded(await fileStream(path, st), what, signal, max, tooMuch);
   } catch (err) {
     // Only the system's failures are said here (a bound's error, a kit error with a `code` of its own, goes on as it is).
     if (!isSystemError(err) || signal?.aborted) throw err;
     throw usage(`${flag}: cannot read ${path} (${describeCode(err.code)})`);
   }
+}
+
+/** A file's bytes as they come: a named pipe (`<(cmd)`, /dev/stdin on a pipe) read as a pipe. */
+export async function fileStream(path: string, st: { isFIFO(): boolean }): Promise<AsyncIterable<Buffer>> {
+  return st.isFIFO() ? fifoStream(path) : createReadStream(path);
 }
 
 /**

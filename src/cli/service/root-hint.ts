@@ -6,6 +6,10 @@
  */
 import { APIError } from '../../client/errors.js';
 import { sourceName, type Settings } from '../../config/settings.js';
+import { withinMs } from '../../internal/abort-fanout.js';
+
+/** How long the root with /api is given to answer, in all. */
+const LOOKUP_MS = 3000;
 
 /** The root with /api in place of a trailing /v1, or after a root with no path; none for a root ending in /api or with another path. */
 export function rootWithApi(root: string): string | undefined {
@@ -24,9 +28,10 @@ export async function addApiRootHint(err: unknown, settings: Settings, env: Node
   const fixed = rootWithApi(settings.apiRoot);
   if (!fixed) return;
   const [{ RouterClient }, { proxyFromEnv }, { withoutUserinfo }] = await Promise.all([import('../../client/index.js'), import('../../config/proxy.js'), import('../../internal/userinfo.js')]);
-  const client = new RouterClient({ apiRoot: fixed, keyless: true, maxRetries: 0, timeoutMs: 3000, proxy: proxyFromEnv(env, fixed) });
+  const client = new RouterClient({ apiRoot: fixed, keyless: true, maxRetries: 0, proxy: proxyFromEnv(env, fixed) });
   // Any answer of the API's own but a 404 (a 401 for no key too) says the root with /api is the API.
-  const answers = await client.models.list({ signal: AbortSignal.timeout(3000) }).then(
+  // One bound on the whole lookup (the client's timeoutMs bounds each wait, a trickled body not at all).
+  const answers = await withinMs(new AbortController().signal, LOOKUP_MS, (signal) => client.models.list({ signal })).then(
     () => true,
     (e: unknown) => e instanceof APIError && e.status !== 404 && e.code !== undefined,
   );

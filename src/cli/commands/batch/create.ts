@@ -7,11 +7,12 @@ import { describeHolder } from '../../../internal/file-lock.js';
 import { earlierCreate } from './earlier-create.js';
 import { createHash } from 'node:crypto';
 import { checkInputFile, scanRequests } from '../../../batch/scan.js';
+import { isPipe } from '../../../internal/local-file.js';
 import { requestStream } from '../../../batch/upload.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import type { RunContext } from '../../run.js';
 import type { CreateOpts } from './flags.js';
-import { spoolStdin } from './stdin.js';
+import { spoolPiped, spoolStdin } from './stdin.js';
 import { openResults, type ResultsTarget } from './results.js';
 import { watchAndFinish } from './watch.js';
 import { ask } from '../../io/ask.js';
@@ -29,6 +30,8 @@ async function checkedPath(ctx: RunContext<CreateOpts>, file: string): Promise<{
     if (ctx.io.stdinTTY) throw usage('reading requests from stdin, but stdin is a terminal: pipe a JSONL file in');
     return spoolStdin(ctx.io.stdin, ctx.signal);
   }
+  // A pipe named as a file (`<(cmd)`, /dev/stdin) is read once, as stdin is.
+  if (isPipe(file)) return spoolPiped(file, ctx.signal);
   checkInputFile(file);
   return { path: file, cleanup: () => {} };
 }

@@ -1,4 +1,4 @@
-/** `batch create -`: stdin spooled to a private temp file, read twice (checked, then sent). */
+/** `batch create -` (or a pipe named as a file, `<(cmd)`): its bytes spooled to a private temp file, read twice (checked, then sent). */
 import { BATCH_MAX_BYTES } from '../../../client/facts.js';
 import { processAlive } from '../../../internal/process.js';
 import { usage } from '../../exit-codes.js';
@@ -11,12 +11,23 @@ const SPOOL_PREFIX = 'router-batch-stdin-';
 const SPOOL_MAX_BYTES = 2 * BATCH_MAX_BYTES;
 
 /** Stdin as it passes to the spool, refused past SPOOL_MAX_BYTES (`< /dev/zero` would fill the disk). */
-const bounded = (source: AsyncIterable<Buffer>) =>
-  limitBytes(source, SPOOL_MAX_BYTES, () => usage(`stdin holds more than ${SPOOL_MAX_BYTES / 1_000_000} MB, more than one batch takes: save it to a file and run "router batch run FILE", which splits it`));
+const bounded = (what: string) => (source: AsyncIterable<Buffer>) =>
+  limitBytes(source, SPOOL_MAX_BYTES, () => usage(`${what} holds more than ${SPOOL_MAX_BYTES / 1_000_000} MB, more than one batch takes: save it to a file and run "router batch run FILE", which splits it`));
 
 /** Copies stdin to a private temp file (it is read twice: checked, then sent); removed on every exit path. */
 export async function spoolStdin(stdin: InStream, signal?: AbortSignal): Promise<{ path: string; cleanup: () => void }> {
   await refuseFolderStdin(stdin);
+  return spool(stdin, 'stdin', signal);
+}
+
+/** The same for a pipe or device named as a file (`batch create <(cmd)`). */
+export async function spoolPiped(file: string, signal?: AbortSignal): Promise<{ path: string; cleanup: () => void }> {
+  const { statSync } = await import('node:fs');
+  const { fileStream } = await import('../../io/input.js');
+  return spool(await fileStream(file, statSync(file)), file, signal);
+}
+
+async function spool(source: AsyncIterable<Buffer>, what: string, signal?: AbortSignal): Promise<{ path: string; cleanup: () => void }> {
   const { mkdtempSync, createWriteStream, readdirSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
@@ -34,7 +45,7 @@ export async function spoolStdin(stdin: InStream, signal?: AbortSignal): Promise
   };
   process.once('exit', cleanup);
   try {
-    await pipeline(stdin, bounded, createWriteStream(path, { mode: 0o600 }), { signal });
+    await pipeline(source, bounded(what), createWriteStream(path, { mode: 0o600 }), { signal });
   } catch (err) {
     cleanup();
     throw err;

@@ -40,7 +40,10 @@ export async function modelFor(ctx: RunContext<SendFlags>, collection: Collectio
   const kept = collection.meta()?.model;
   if (kept) return kept;
   const { checkedDefault } = await import('../../context.js');
-  return checkedDefault(await ctx.settings(), 'embedModel');
+  const model = checkedDefault(await ctx.settings(), 'embedModel');
+  // A new collection with no model is refused next: a missing key is said first, as every command says it before a missing default.
+  if (!model) await (await ctx.connect()).client.close();
+  return model;
 }
 
 /**
