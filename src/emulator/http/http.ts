@@ -75,8 +75,23 @@ function endThisTurn(res: ServerResponse, text: string): void {
   if (answers.push([res, text]) === 1) setImmediate(endAnswers);
 }
 
+/** Work that waits for those answers to go out (afterAnswers). */
+const after: (() => void)[] = [];
+
 function endAnswers(): void {
   for (const [res, text] of answers.splice(0)) res.end(text);
+  for (const work of after.splice(0)) work();
+}
+
+/**
+ * Runs `work` once the answers waiting for this turn's end have gone out (at once when none waits):
+ * what a caller does not need before its answer's last byte (a generation's record) no longer delays
+ * it. Still in this turn, before any other request is read: a call made after its answer finds it done.
+ * `work` must not throw (nothing is left to answer a failure to).
+ */
+export function afterAnswers(work: () => void): void {
+  if (answers.length) after.push(work);
+  else work();
 }
 
 /** A JSON answer with its length (without it: chunked encoding, several writes) and a request id. */

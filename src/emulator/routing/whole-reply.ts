@@ -1,10 +1,11 @@
-import type { Ctx } from '../http/http.js';
+import { afterAnswers, type Ctx } from '../http/http.js';
 import { Serialized } from '../http/serialized.js';
 import type { Served } from '../resources/generations.js';
 import type { StopSignal } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
 import type { GatewayCharge } from './gateway-credits.js';
 import { keepUpstreamAnswer, ownId, type Asked, type UpstreamAnswer } from './kept.js';
+import { storageFailure } from '../state/storage-failure.js';
 
 type Body = Record<string, unknown>;
 
@@ -18,12 +19,23 @@ type Body = Record<string, unknown>;
 export const readToEnd = (caller: StopSignal): StopSignal => ({ aborted: false, reason: undefined, caller, addEventListener() {}, removeEventListener() {} });
 
 /**
- * A whole answer of `c`: given the gateway's own id, charged `cost`, sent unless its caller is gone
- * (then charged and kept only), and kept for `GET /v1/generation` with `got`'s end, text and tier.
+ * A whole answer of `c`: given the gateway's own id, charged `cost` (on disk before the answer ends:
+ * answer-after-charges.ts), sent unless its caller is gone (then charged and kept only), and kept for
+ * `GET /v1/generation` with `got`'s end, text and tier once its last byte is out (a kill -9 between
+ * loses no record: the charge's journal line names it, charged-generations.ts).
  */
 export function deliverWhole(ctx: Ctx, c: Candidate, asked: Asked, charge: GatewayCharge, gone: StopSignal, answer: Body, cost: number, apiType: Served['apiType'], got: Pick<UpstreamAnswer, 'finish' | 'text' | 'tier'> = {}): void {
   const upstreamId = ownId(ctx, c, answer, apiType === 'embeddings' ? 'emb' : 'gen');
   charge(cost);
   if (!gone.aborted) ctx.send(200, new Serialized(JSON.stringify(answer)), { 'x-generation-id': answer.id as string });
-  keepUpstreamAnswer(ctx, c, asked, apiType, { ...got, id: answer.id, upstreamId, usage: answer.usage, cost: charge.charged ?? cost, streamed: false });
+  const kept: UpstreamAnswer = { ...got, id: answer.id, upstreamId, usage: answer.usage, cost: charge.charged ?? cost, streamed: false };
+  afterAnswers(() => {
+    try {
+      keepUpstreamAnswer(ctx, c, asked, apiType, kept);
+    } catch (err) {
+      // Its answer is out: the failure is said, as the server says a request's (server.ts).
+      const why = storageFailure(err);
+      process.stderr.write(`emulator: ${why ?? `internal error`} keeping the generation of ${ctx.req.method} ${ctx.req.url}${why ? '' : `: ${(err as Error)?.message ?? String(err)}`}\n`);
+    }
+  });
 }
