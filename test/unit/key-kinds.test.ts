@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { hideSecrets, keyKind } from '../../src/internal/hide-secrets.js';
+import { maskKeyStarts } from '../../src/emulator/providers/key-scrub.js';
 import { keyFormList, TextScrub } from '../../src/emulator/providers/text-scrub.js';
 
 // A key's kind is shown where the rest of it is hidden: it must be public, the start every key of that
@@ -36,7 +37,7 @@ describe('a key\'s kind', () => {
     expect(keyKind('sk-')).toBe('');
   });
 
-  it('2,000 random keys cut short past their kind, at a text or a stream end: no secret character gets out', () => {
+  it('2,000 random keys cut short past their kind, anywhere in a text or a stream: no secret character gets out', () => {
     const next = random(7);
     for (let i = 0; i < 2000; i++) {
       const [kind, rest] = REAL[i % REAL.length]!;
@@ -48,12 +49,17 @@ describe('a key\'s kind', () => {
       // The CLI's own rule (hideSecrets): a start at a cut.
       const cli = hideSecrets(`my key: ${start}\n`, [key]);
       expect(cli, key).toBe('my key: ****\n');
-      // The gateway's: a stream that ends on it.
-      const scrub = new TextScrub(keyFormList([key]));
-      const piece = `a ${start}`;
-      let out = scrub.needs('0.content', piece) ? scrub.piece('0.content', piece) : piece;
+      // The gateway's: a start anywhere (an upstream's words), in a stream's middle (in one piece, or its kind sent
+      // before), a stream that ends on one.
+      const forms = keyFormList([key]);
+      expect(maskKeyStarts(`is ${start} and more`, forms), key).toBe(`is ${MASK} and more`);
+      const scrub = new TextScrub(forms);
+      let out = '';
+      for (const piece of [`a ${start}`, ` b ${start}`, ' and more ', kind.slice(0, -1), `${start.slice(kind.length - 1)} c`, ` d ${start}`]) {
+        out += scrub.needs('0.content', piece) ? scrub.piece('0.content', piece) : piece;
+      }
       for (const held of scrub.release()) out += held.text;
-      expect(out, key).toBe(`a ${kind}${MASK}`);
+      expect(out, key).toBe(`a ${MASK} b ${MASK} and more ${kind.slice(0, -1)}${MASK} c d ${kind}${MASK}`);
     }
   });
 });

@@ -1,5 +1,5 @@
 import { isRecord as isObject } from '../../internal/shape.js';
-import { KEY_MASK, type KeyForm } from './key-scrub.js';
+import { KEY_MASK, leastStart, maskedFrom, type KeyForm } from './key-scrub.js';
 
 export { hiddenKey, keyFormList, keyTexts, type KeyForm } from './key-scrub.js';
 
@@ -8,9 +8,16 @@ type Body = Record<string, unknown>;
 /** The least of a key's start masked where a cut left it (its stream ended): as maskKeyStarts'. */
 const CUT = 8;
 
-const TABLES = new WeakMap<readonly KeyForm[], { inKeys: Uint8Array; wide: boolean }>();
+interface Table {
+  inKeys: Uint8Array;
+  wide: boolean;
+  /** Each form's least start masked wherever it stands (leastStart): a text that holds none holds no key. */
+  probes: string[];
+}
 
-function tableOf(forms: readonly KeyForm[]): { inKeys: Uint8Array; wide: boolean } {
+const TABLES = new WeakMap<readonly KeyForm[], Table>();
+
+function tableOf(forms: readonly KeyForm[]): Table {
   const inKeys = new Uint8Array(128);
   let wide = false;
   for (const { text } of forms) {
@@ -19,7 +26,7 @@ function tableOf(forms: readonly KeyForm[]): { inKeys: Uint8Array; wide: boolean
       else wide = true;
     }
   }
-  return { inKeys, wide };
+  return { inKeys, wide, probes: forms.map((form) => form.text.slice(0, leastStart(form))) };
 }
 
 /** A stream's state: its text held back (and the event it was taken from), and the open start of a key its sent text ends with. */
@@ -67,12 +74,13 @@ export class TextScrub {
   /** Whether a form holds a character past ASCII (a text ending in one is then searched too). */
   private readonly wide: boolean;
   private readonly texts: string[];
+  private readonly probes: string[];
 
   /** `forms`: keyFormList(): the keys in each form, the longest first. */
   constructor(private readonly forms: readonly KeyForm[]) {
     let table = TABLES.get(forms);
     if (!table) TABLES.set(forms, (table = tableOf(forms)));
-    ({ inKeys: this.inKeys, wide: this.wide } = table);
+    ({ inKeys: this.inKeys, wide: this.wide, probes: this.probes } = table);
     this.texts = forms.map((form) => form.text);
   }
 
@@ -125,7 +133,7 @@ export class TextScrub {
     for (let over = this.ends(seen, end).over; over && end > tail.length; over = this.ends(seen, end).over) end = Math.max(tail.length, end - over);
     end = this.notAcross(seen, tail.length, end);
     const held = seen.slice(end);
-    const out = this.masked(seen.slice(tail.length, end));
+    const out = maskedFrom(seen.slice(0, end), this.forms, tail.length);
     const sent = `${tail}${out}`;
     const longest = this.ends(sent, sent.length).longest;
     this.keep(name, held, held ? shape : undefined, longest ? sent.slice(-longest) : '');
@@ -148,11 +156,6 @@ export class TextScrub {
     return end;
   }
 
-  private masked(text: string): string {
-    for (const form of this.texts) if (text.includes(form)) text = text.replaceAll(form, KEY_MASK);
-    return text;
-  }
-
   /** Lets go what is held for the streams whose names start with `prefix` (all when ''): each stream's name, text and shape. */
   release(prefix = ''): { name: string; text: string; shape?: Body }[] {
     const out: { name: string; text: string; shape?: Body }[] = [];
@@ -170,7 +173,7 @@ export class TextScrub {
 
   /** `value`'s strings, deep, with each form masked (maskStrings). */
   maskIn(value: Body): void {
-    maskStrings(value, '\\', this.texts);
+    maskStrings(value, '\\', this.forms);
   }
 
   /**
@@ -185,7 +188,7 @@ export class TextScrub {
         if (seen.length - at > Math.max(open, CUT - 1) && startsAt(seen, at, seen.length, form)) start = Math.min(start, at + open);
       }
     }
-    return this.masked(start < seen.length ? `${seen.slice(from, Math.max(from, start))}${KEY_MASK}` : seen.slice(from));
+    return start < seen.length ? `${maskedFrom(seen.slice(0, Math.max(from, start)), this.forms, from)}${KEY_MASK}` : maskedFrom(seen, this.forms, from);
   }
 
   private keep(name: string, held: string, shape: Body | undefined, tail: string): void {
@@ -197,14 +200,16 @@ export class TextScrub {
     (this.streams ??= new Map()).set(name, { held, shape, tail });
   }
 
+  /** Whether `text` holds a key whole or a start of one that is masked wherever it stands (leastStart). */
   private hasKey(text: string): boolean {
-    for (const form of this.texts) if (text.includes(form)) return true;
+    for (const probe of this.probes) if (text.includes(probe)) return true;
     return false;
   }
 
   /**
    * What a stream whose sent text ends with `tail` (an open start, or shorter) comes to with `text` next:
-   * -1 when a form goes on past its open start or ends in it (piece() must hide or hold it), else the
+   * -1 when a form goes on past its open start or ends in it, or a start of one leastStart() long ends in
+   * `text` (piece() must hide or hold it), else the
    * longest end of `tail + text` reaching into `tail` that is still a form's open start (0: none).
    */
   private goesOn(tail: string, text: string): number {
@@ -214,10 +219,12 @@ export class TextScrub {
         const n = tail.length - at;
         if (n >= form.length || !startsAt(tail, at, tail.length, form)) continue;
         const rest = form.length - n;
-        if (text.length >= rest ? text.startsWith(form.slice(n, form.length)) : startsAt(text, 0, text.length, form.slice(n))) {
+        let m = 0;
+        while (m < text.length && m < rest && text.charCodeAt(m) === form.charCodeAt(n + m)) m++;
+        if (m === Math.min(text.length, rest)) {
           if (n + text.length > open || text.length >= rest) return -1;
           longest = Math.max(longest, n + text.length);
-        }
+        } else if (n + m >= leastStart({ text: form, open })) return -1; // a start cut short in the text's middle
       }
     }
     return longest;
@@ -264,17 +271,14 @@ export function scrubResponsesEvent(scrub: TextScrub, event: Body): Body[] | und
 }
 
 /**
- * A whole answer, parsed, with each form of a key masked in its strings, when its text has an escape
- * (`\u0073k-…` is a key that KeyScrub's search of the bytes cannot see); `answer` itself, else.
+ * A whole answer, parsed, with each key in its strings masked (keySpans: whole, or a start cut short) when its
+ * text holds a key's start or an escape (`\u0073k-…` is a key that KeyScrub's search of the bytes cannot see);
+ * `answer` itself, else.
  */
-export function maskStrings<T>(answer: T, text: string, forms: readonly string[]): T {
-  if (!forms.length || !text.includes('\\')) return answer;
+export function maskStrings<T>(answer: T, text: string, forms: readonly KeyForm[]): T {
+  if (!forms.length || (!text.includes('\\') && !forms.some((form) => text.includes(form.text.slice(0, leastStart(form)))))) return answer;
   const walk = (value: unknown): unknown => {
-    if (typeof value === 'string') {
-      let text = value;
-      for (const form of forms) if (text.includes(form)) text = text.replaceAll(form, KEY_MASK);
-      return text;
-    }
+    if (typeof value === 'string') return maskedFrom(value, forms);
     if (Array.isArray(value)) for (let i = 0; i < value.length; i++) value[i] = walk(value[i]);
     else if (isObject(value)) for (const k in value) value[k] = walk(value[k]);
     return value;
