@@ -130,3 +130,33 @@ describe('a key\'s start cut short in the middle of a text', () => {
     expect(secretIn(joined)).toEqual([]);
   });
 });
+
+describe('a key split between two fields of one stream', () => {
+  /** The chat stream's texts as the SDK's caller joins them: reasoning, content, each tool call's arguments. */
+  async function fields(events: string[], asked: string): Promise<string> {
+    next = { events };
+    const texts: Record<string, string> = {};
+    const add = (name: string, text: unknown) => typeof text === 'string' && (texts[name] = (texts[name] ?? '') + text);
+    for await (const part of await client().chat.completions.create({ model: 'test/m', stream: true, messages: [{ role: 'user', content: asked }] })) {
+      const d = part.choices[0]?.delta as (Body & { tool_calls?: { index: number; function?: { arguments?: string } }[] }) | undefined;
+      add('reasoning', d?.reasoning);
+      add('content', d?.content);
+      for (const call of d?.tool_calls ?? []) add(`tool${call.index}`, call.function?.arguments);
+    }
+    return JSON.stringify(texts);
+  }
+
+  it('its start in reasoning, its rest in content: the rest is masked', async () => {
+    const said = await fields([chunk([delta({ role: 'assistant', reasoning: `thinking ${START}` })]), chunk([delta({ content: `${KEY.slice(20, 40)}` })]), chunk([delta({ content: `${KEY.slice(40)} done` })]), chunk([delta({}, 'stop')])], 'reasoning then content');
+    expect(JSON.parse(said)).toEqual({ reasoning: `thinking sk-proj-${MASK}`, content: `${MASK}${MASK} done` });
+    expect(secretIn(said)).toEqual([]);
+    expect(secretIn(tapesOf('reasoning then content'))).toEqual([]);
+  });
+
+  it('its start in one tool call\'s arguments, its rest in the next\'s', async () => {
+    const call = (index: number, args: string) => ({ tool_calls: [{ index, id: `call_${index}`, type: 'function', function: { name: 'f', arguments: args } }] });
+    const said = await fields([chunk([delta({ role: 'assistant', ...call(0, `{"a":"${KEY.slice(0, 12)}`) })]), chunk([delta(call(1, `${KEY.slice(12)}"}`))]), chunk([delta({}, 'tool_calls')])], 'two tool calls');
+    expect(secretIn(said)).toEqual([]);
+    expect(JSON.parse(said)).toEqual({ tool0: `{"a":"sk-proj-${MASK}`, tool1: `${MASK}"}` });
+  });
+});

@@ -1,19 +1,14 @@
-import { isRecord as isObject } from '../../internal/shape.js';
-import { KEY_MASK, leastStart, maskedFrom, type KeyForm } from './key-scrub.js';
+import { KEY_MASK, leastStart, maskedFrom, maskStrings, type KeyForm } from './key-scrub.js';
 
-export { hiddenKey, keyFormList, keyTexts, type KeyForm } from './key-scrub.js';
+export { hiddenKey, keyFormList, keyTexts, maskStrings, type KeyForm } from './key-scrub.js';
 
 type Body = Record<string, unknown>;
 
 /** The least of a key's start masked where a cut left it (its stream ended): as maskKeyStarts'. */
 const CUT = 8;
 
-interface Table {
-  inKeys: Uint8Array;
-  wide: boolean;
-  /** Each form's least start masked wherever it stands (leastStart): a text that holds none holds no key. */
-  probes: string[];
-}
+/** `probes`: each form's least start masked wherever it stands (leastStart): a text that holds none holds no key. */
+type Table = { inKeys: Uint8Array; wide: boolean; probes: string[] };
 
 const TABLES = new WeakMap<readonly KeyForm[], Table>();
 
@@ -75,6 +70,9 @@ export class TextScrub {
   private readonly wide: boolean;
   private readonly texts: string[];
   private readonly probes: string[];
+  /** The end of the last text of any stream that starts a form, and its stream ('' when joined across streams). */
+  private cross = '';
+  private crossName = '';
 
   /** `forms`: keyFormList(): the keys in each form, the longest first. */
   constructor(private readonly forms: readonly KeyForm[]) {
@@ -95,7 +93,7 @@ export class TextScrub {
    */
   needs(name: string, text: string): boolean {
     const stream = this.streams?.get(name);
-    if (stream?.held || this.hasKey(text)) return true;
+    if (stream?.held || this.hasKey(text) || this.crossing(name, text)) return true;
     const goes = stream ? this.goesOn(stream.tail, text) : 0;
     if (goes < 0) return true;
     const end = this.ends(text, text.length);
@@ -106,12 +104,17 @@ export class TextScrub {
       if (stream) stream.tail = tail;
       else (this.streams ??= new Map()).set(name, { held: '', tail });
     } else if (stream) this.streams!.delete(name);
+    this.noteCross(name, this.streams?.get(name)?.tail ?? '');
     return false;
   }
 
   /** Stream `name`'s next text as it goes out: what was held before it, keys masked, a key's start past its open start held back. */
-  piece(name: string, text: string, shape?: Body): string {
+  piece(name: string, whole: string, shape?: Body): string {
     const stream = this.streams?.get(name);
+    // What goes on with a key whose start another stream's text ended with: masked, the rest taken as this stream's.
+    const crossed = stream?.held ? 0 : this.crossing(name, whole);
+    if (crossed && stream) stream.tail = ''; // (a key split between reasoning and content, two tool calls)
+    const text = whole.slice(crossed);
     const tail = stream?.tail ?? '';
     if (stream?.held) this.holds--;
     const all = `${tail}${stream?.held ?? ''}${text}`;
@@ -137,7 +140,30 @@ export class TextScrub {
     const sent = `${tail}${out}`;
     const longest = this.ends(sent, sent.length).longest;
     this.keep(name, held, held ? shape : undefined, longest ? sent.slice(-longest) : '');
-    return out;
+    const last = crossed === whole.length ? `${this.cross}${whole}` : `${sent}${held}`;
+    this.noteCross(crossed === whole.length ? '' : name, last.slice(last.length - this.ends(last, last.length).longest));
+    return crossed ? `${KEY_MASK}${out}` : out;
+  }
+
+  /** `end` as the last text's start of a form, of stream `name`: another stream's text that starts none (a tool's name) leaves it. */
+  private noteCross(name: string, end: string): void {
+    if (end || name === this.crossName) [this.cross, this.crossName] = [end, name];
+  }
+
+  /** How many of `text`'s first characters go on with a form another stream's last text began, to leastStart() or more (0: none). */
+  private crossing(name: string, text: string): number {
+    if (!this.cross || name === this.crossName) return 0;
+    let most = 0;
+    for (const form of this.forms) {
+      for (let at = 0; at < this.cross.length; at++) {
+        const n = this.cross.length - at;
+        if (n >= form.text.length || !startsAt(this.cross, at, this.cross.length, form.text)) continue;
+        let m = 0;
+        while (m < text.length && n + m < form.text.length && text.charCodeAt(m) === form.text.charCodeAt(n + m)) m++;
+        if (m && n + m >= leastStart(form)) most = Math.max(most, m);
+      }
+    }
+    return most;
   }
 
   /** `end`, or where a whole form that reaches past it starts (in `text` from `from`), so that no form is cut in two. */
@@ -268,20 +294,4 @@ export function scrubResponsesEvent(scrub: TextScrub, event: Body): Body[] | und
   scrub.maskIn(event);
   if (!scrub.holding) return undefined;
   return scrub.release().map(({ text, shape }) => ({ ...shape, delta: text }));
-}
-
-/**
- * A whole answer, parsed, with each key in its strings masked (keySpans: whole, or a start cut short) when its
- * text holds a key's start or an escape (`\u0073k-…` is a key that KeyScrub's search of the bytes cannot see);
- * `answer` itself, else.
- */
-export function maskStrings<T>(answer: T, text: string, forms: readonly KeyForm[]): T {
-  if (!forms.length || (!text.includes('\\') && !forms.some((form) => text.includes(form.text.slice(0, leastStart(form)))))) return answer;
-  const walk = (value: unknown): unknown => {
-    if (typeof value === 'string') return maskedFrom(value, forms);
-    if (Array.isArray(value)) for (let i = 0; i < value.length; i++) value[i] = walk(value[i]);
-    else if (isObject(value)) for (const k in value) value[k] = walk(value[k]);
-    return value;
-  };
-  return walk(answer) as T;
 }
