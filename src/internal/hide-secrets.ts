@@ -15,13 +15,23 @@ const PREFIX_CHARS = 16;
 const CUT_CHARS = 8;
 
 /**
- * A key's kind, which every key of its kind starts with and which tells nothing of the key (`sk-or-v1-`, `sk-rt-mgmt-`,
- * `sk_live_`): its leading words of lower-case letters and digits, at most 5 each, each ended by `-` or `_`.
+ * The kinds real keys start with, which tell nothing of a key (docs/keys.md): OpenRouter's and router's own,
+ * OpenAI's, Anthropic's, Groq's, xAI's and other providers', Stripe's, GitHub's. The longest one a key starts with is
+ * its kind.
  */
-const KIND = /^(?:[a-z0-9]{1,5}[-_])+/;
+const KINDS = [
+  'sk-or-v1-', 'sk-rt-v1-', 'sk-rt-mgmt-', 'sk-rt-op-',
+  'sk-proj-', 'sk-svcacct-', 'sk-admin-', 'sk-ant-api03-', 'sk-ant-admin01-', 'sk-ant-oat01-', 'sk-',
+  'gsk_', 'xai-', 'pplx-', 'csk-', 'nvapi-', 'fw_', 'hf_', 'r8_', 'tgp_v1_',
+  'sk_live_', 'sk_test_', 'rk_live_', 'rk_test_', 'ghp_', 'github_pat_',
+].sort((a, b) => b.length - a.length);
 
-/** A key's kind (see KIND); empty for a key of none. */
-export const keyKind = (secret: string): string => KIND.exec(secret)?.[0] ?? '';
+/**
+ * A key's kind, which every key of its kind starts with and which tells nothing of the key (`sk-or-v1-`, `sk-proj-`,
+ * `gsk_`): the longest known kind (KINDS) it starts with and is longer than; none for a key of no known kind, whose
+ * first word may as well be secret (`ab3_` in `sk-proj-ab3_…` is).
+ */
+export const keyKind = (secret: string): string => KINDS.find((kind) => secret.length > kind.length && secret.startsWith(kind)) ?? '';
 
 /** How much of a secret's start a cut must leave to give some of it away: 8 characters, and one past its kind. */
 export const cutStartFloor = (secret: string): number => Math.max(CUT_CHARS, keyKind(secret).length + 1);

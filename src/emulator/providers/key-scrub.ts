@@ -1,3 +1,4 @@
+import { isRecord as isObject } from '../../internal/shape.js';
 import { keyKind } from '../../internal/hide-secrets.js';
 
 /** What a provider key in an upstream's answer becomes (the refusals' and metadata's word for it too). */
@@ -141,25 +142,69 @@ function formsOf(key: string): KeyForm[] {
   return forms;
 }
 
+/** The least of a form's start that is as secret as the key, wherever it stands: 8 characters, and past its open start. */
+export const leastStart = (form: KeyForm): number => Math.max(form.open + 1, 8);
+
 /**
- * `text` (an upstream's words: a refusal, an error, a recording) with each form of a key masked whole, and each
- * start of one cut short (`Incorrect API key provided: sk-or-v1-0123…`) that reaches past the form's open start
- * and is 8 characters or more: such a start is as secret as the key, wherever it stands.
+ * Where `text` shows a key: each form whole, and each start of one cut short (`Incorrect API key provided:
+ * sk-or-v1-0123…`, `sk-or-v1-0123 and more`) of leastStart() or more, wherever it stands: such a start is as secret
+ * as the key. As [from, to) pairs in order, joined where they overlap; undefined when there is none.
  */
-export function maskKeyStarts(text: string, forms: readonly KeyForm[]): string {
-  for (const { text: form, open } of forms) {
-    if (text.includes(form)) text = text.replaceAll(form, KEY_MASK);
-    const least = Math.max(open + 1, 8);
-    if (form.length <= least) continue;
-    const probe = form.slice(0, least);
-    for (let at = text.indexOf(probe); at >= 0; at = text.indexOf(probe, at + KEY_MASK.length)) {
+export function keySpans(text: string, forms: readonly KeyForm[]): [number, number][] | undefined {
+  let spans: [number, number][] | undefined;
+  for (const form of forms) {
+    const key = form.text;
+    const least = Math.min(leastStart(form), key.length);
+    const probe = key.slice(0, least);
+    for (let at = text.indexOf(probe); at >= 0; at = text.indexOf(probe, at + 1)) {
       let n = least;
-      while (n < form.length && text.charCodeAt(at + n) === form.charCodeAt(n)) n++;
+      while (n < key.length && text.charCodeAt(at + n) === key.charCodeAt(n)) n++;
       // Not after an escape's backslash: the character it escapes would be read with the text after the mask.
-      while (n > least && form.charCodeAt(n - 1) === 92) n--;
-      if (form.charCodeAt(n - 1) === 92) continue;
-      text = `${text.slice(0, at)}${KEY_MASK}${text.slice(at + n)}`;
+      while (n > least && key.charCodeAt(n - 1) === 92) n--;
+      if (key.charCodeAt(n - 1) === 92) continue;
+      (spans ??= []).push([at, at + n]);
     }
   }
-  return text;
+  if (!spans || spans.length === 1) return spans;
+  spans.sort((a, b) => a[0] - b[0]);
+  const joined: [number, number][] = [spans[0]!];
+  for (const [from, to] of spans) {
+    const last = joined[joined.length - 1]!;
+    if (from <= last[1]) last[1] = Math.max(last[1], to);
+    else joined.push([from, to]);
+  }
+  return joined;
+}
+
+/** `text` from `from` on with each span of keySpans() masked (a span that begins before `from`, from there). */
+export function maskedFrom(text: string, forms: readonly KeyForm[], from = 0): string {
+  const spans = keySpans(text, forms);
+  if (!spans) return from ? text.slice(from) : text;
+  let out = '';
+  let at = from;
+  for (const [start, end] of spans) {
+    if (end <= at) continue;
+    out += `${text.slice(at, Math.max(at, start))}${KEY_MASK}`;
+    at = end;
+  }
+  return out + text.slice(at);
+}
+
+/** `text` (an upstream's words: a refusal, an error, a recording) with each key shown in it masked (keySpans). */
+export const maskKeyStarts = (text: string, forms: readonly KeyForm[]): string => maskedFrom(text, forms);
+
+/**
+ * A whole answer, parsed, with each key in its strings masked (keySpans: whole, or a start cut short) when its
+ * text holds a key's start or an escape (`\u0073k-…` is a key that KeyScrub's search of the bytes cannot see);
+ * `answer` itself, else.
+ */
+export function maskStrings<T>(answer: T, text: string, forms: readonly KeyForm[]): T {
+  if (!forms.length || (!text.includes('\\') && !forms.some((form) => text.includes(form.text.slice(0, leastStart(form)))))) return answer;
+  const walk = (value: unknown): unknown => {
+    if (typeof value === 'string') return maskedFrom(value, forms);
+    if (Array.isArray(value)) for (let i = 0; i < value.length; i++) value[i] = walk(value[i]);
+    else if (isObject(value)) for (const k in value) value[k] = walk(value[k]);
+    return value;
+  };
+  return walk(answer) as T;
 }

@@ -1,16 +1,18 @@
-import { isRecord as isObject } from '../../internal/shape.js';
-import { KEY_MASK, type KeyForm } from './key-scrub.js';
+import { KEY_MASK, leastStart, maskedFrom, maskStrings, type KeyForm } from './key-scrub.js';
 
-export { hiddenKey, keyFormList, keyTexts, type KeyForm } from './key-scrub.js';
+export { hiddenKey, keyFormList, keyTexts, maskStrings, type KeyForm } from './key-scrub.js';
 
 type Body = Record<string, unknown>;
 
 /** The least of a key's start masked where a cut left it (its stream ended): as maskKeyStarts'. */
 const CUT = 8;
 
-const TABLES = new WeakMap<readonly KeyForm[], { inKeys: Uint8Array; wide: boolean }>();
+/** `probes`: each form's least start masked wherever it stands (leastStart): a text that holds none holds no key. */
+type Table = { inKeys: Uint8Array; wide: boolean; probes: string[] };
 
-function tableOf(forms: readonly KeyForm[]): { inKeys: Uint8Array; wide: boolean } {
+const TABLES = new WeakMap<readonly KeyForm[], Table>();
+
+function tableOf(forms: readonly KeyForm[]): Table {
   const inKeys = new Uint8Array(128);
   let wide = false;
   for (const { text } of forms) {
@@ -19,7 +21,7 @@ function tableOf(forms: readonly KeyForm[]): { inKeys: Uint8Array; wide: boolean
       else wide = true;
     }
   }
-  return { inKeys, wide };
+  return { inKeys, wide, probes: forms.map((form) => form.text.slice(0, leastStart(form))) };
 }
 
 /** A stream's state: its text held back (and the event it was taken from), and the open start of a key its sent text ends with. */
@@ -67,12 +69,16 @@ export class TextScrub {
   /** Whether a form holds a character past ASCII (a text ending in one is then searched too). */
   private readonly wide: boolean;
   private readonly texts: string[];
+  private readonly probes: string[];
+  /** The end of the last text of any stream that starts a form, and its stream ('' when joined across streams). */
+  private cross = '';
+  private crossName = '';
 
   /** `forms`: keyFormList(): the keys in each form, the longest first. */
   constructor(private readonly forms: readonly KeyForm[]) {
     let table = TABLES.get(forms);
     if (!table) TABLES.set(forms, (table = tableOf(forms)));
-    ({ inKeys: this.inKeys, wide: this.wide } = table);
+    ({ inKeys: this.inKeys, wide: this.wide, probes: this.probes } = table);
     this.texts = forms.map((form) => form.text);
   }
 
@@ -87,7 +93,7 @@ export class TextScrub {
    */
   needs(name: string, text: string): boolean {
     const stream = this.streams?.get(name);
-    if (stream?.held || this.hasKey(text)) return true;
+    if (stream?.held || this.hasKey(text) || this.crossing(name, text)) return true;
     const goes = stream ? this.goesOn(stream.tail, text) : 0;
     if (goes < 0) return true;
     const end = this.ends(text, text.length);
@@ -98,12 +104,17 @@ export class TextScrub {
       if (stream) stream.tail = tail;
       else (this.streams ??= new Map()).set(name, { held: '', tail });
     } else if (stream) this.streams!.delete(name);
+    this.noteCross(name, this.streams?.get(name)?.tail ?? '');
     return false;
   }
 
   /** Stream `name`'s next text as it goes out: what was held before it, keys masked, a key's start past its open start held back. */
-  piece(name: string, text: string, shape?: Body): string {
+  piece(name: string, whole: string, shape?: Body): string {
     const stream = this.streams?.get(name);
+    // What goes on with a key whose start another stream's text ended with: masked, the rest taken as this stream's.
+    const crossed = stream?.held ? 0 : this.crossing(name, whole);
+    if (crossed && stream) stream.tail = ''; // (a key split between reasoning and content, two tool calls)
+    const text = whole.slice(crossed);
     const tail = stream?.tail ?? '';
     if (stream?.held) this.holds--;
     const all = `${tail}${stream?.held ?? ''}${text}`;
@@ -125,11 +136,34 @@ export class TextScrub {
     for (let over = this.ends(seen, end).over; over && end > tail.length; over = this.ends(seen, end).over) end = Math.max(tail.length, end - over);
     end = this.notAcross(seen, tail.length, end);
     const held = seen.slice(end);
-    const out = this.masked(seen.slice(tail.length, end));
+    const out = maskedFrom(seen.slice(0, end), this.forms, tail.length);
     const sent = `${tail}${out}`;
     const longest = this.ends(sent, sent.length).longest;
     this.keep(name, held, held ? shape : undefined, longest ? sent.slice(-longest) : '');
-    return out;
+    const last = crossed === whole.length ? `${this.cross}${whole}` : `${sent}${held}`;
+    this.noteCross(crossed === whole.length ? '' : name, last.slice(last.length - this.ends(last, last.length).longest));
+    return crossed ? `${KEY_MASK}${out}` : out;
+  }
+
+  /** `end` as the last text's start of a form, of stream `name`: another stream's text that starts none (a tool's name) leaves it. */
+  private noteCross(name: string, end: string): void {
+    if (end || name === this.crossName) [this.cross, this.crossName] = [end, name];
+  }
+
+  /** How many of `text`'s first characters go on with a form another stream's last text began, to leastStart() or more (0: none). */
+  private crossing(name: string, text: string): number {
+    if (!this.cross || name === this.crossName) return 0;
+    let most = 0;
+    for (const form of this.forms) {
+      for (let at = 0; at < this.cross.length; at++) {
+        const n = this.cross.length - at;
+        if (n >= form.text.length || !startsAt(this.cross, at, this.cross.length, form.text)) continue;
+        let m = 0;
+        while (m < text.length && n + m < form.text.length && text.charCodeAt(m) === form.text.charCodeAt(n + m)) m++;
+        if (m && n + m >= leastStart(form)) most = Math.max(most, m);
+      }
+    }
+    return most;
   }
 
   /** `end`, or where a whole form that reaches past it starts (in `text` from `from`), so that no form is cut in two. */
@@ -146,11 +180,6 @@ export class TextScrub {
       }
     }
     return end;
-  }
-
-  private masked(text: string): string {
-    for (const form of this.texts) if (text.includes(form)) text = text.replaceAll(form, KEY_MASK);
-    return text;
   }
 
   /** Lets go what is held for the streams whose names start with `prefix` (all when ''): each stream's name, text and shape. */
@@ -170,7 +199,7 @@ export class TextScrub {
 
   /** `value`'s strings, deep, with each form masked (maskStrings). */
   maskIn(value: Body): void {
-    maskStrings(value, '\\', this.texts);
+    maskStrings(value, '\\', this.forms);
   }
 
   /**
@@ -185,7 +214,7 @@ export class TextScrub {
         if (seen.length - at > Math.max(open, CUT - 1) && startsAt(seen, at, seen.length, form)) start = Math.min(start, at + open);
       }
     }
-    return this.masked(start < seen.length ? `${seen.slice(from, Math.max(from, start))}${KEY_MASK}` : seen.slice(from));
+    return start < seen.length ? `${maskedFrom(seen.slice(0, Math.max(from, start)), this.forms, from)}${KEY_MASK}` : maskedFrom(seen, this.forms, from);
   }
 
   private keep(name: string, held: string, shape: Body | undefined, tail: string): void {
@@ -197,14 +226,16 @@ export class TextScrub {
     (this.streams ??= new Map()).set(name, { held, shape, tail });
   }
 
+  /** Whether `text` holds a key whole or a start of one that is masked wherever it stands (leastStart). */
   private hasKey(text: string): boolean {
-    for (const form of this.texts) if (text.includes(form)) return true;
+    for (const probe of this.probes) if (text.includes(probe)) return true;
     return false;
   }
 
   /**
    * What a stream whose sent text ends with `tail` (an open start, or shorter) comes to with `text` next:
-   * -1 when a form goes on past its open start or ends in it (piece() must hide or hold it), else the
+   * -1 when a form goes on past its open start or ends in it, or a start of one leastStart() long ends in
+   * `text` (piece() must hide or hold it), else the
    * longest end of `tail + text` reaching into `tail` that is still a form's open start (0: none).
    */
   private goesOn(tail: string, text: string): number {
@@ -214,10 +245,12 @@ export class TextScrub {
         const n = tail.length - at;
         if (n >= form.length || !startsAt(tail, at, tail.length, form)) continue;
         const rest = form.length - n;
-        if (text.length >= rest ? text.startsWith(form.slice(n, form.length)) : startsAt(text, 0, text.length, form.slice(n))) {
+        let m = 0;
+        while (m < text.length && m < rest && text.charCodeAt(m) === form.charCodeAt(n + m)) m++;
+        if (m === Math.min(text.length, rest)) {
           if (n + text.length > open || text.length >= rest) return -1;
           longest = Math.max(longest, n + text.length);
-        }
+        } else if (n + m >= leastStart({ text: form, open })) return -1; // a start cut short in the text's middle
       }
     }
     return longest;
@@ -261,23 +294,4 @@ export function scrubResponsesEvent(scrub: TextScrub, event: Body): Body[] | und
   scrub.maskIn(event);
   if (!scrub.holding) return undefined;
   return scrub.release().map(({ text, shape }) => ({ ...shape, delta: text }));
-}
-
-/**
- * A whole answer, parsed, with each form of a key masked in its strings, when its text has an escape
- * (`\u0073k-…` is a key that KeyScrub's search of the bytes cannot see); `answer` itself, else.
- */
-export function maskStrings<T>(answer: T, text: string, forms: readonly string[]): T {
-  if (!forms.length || !text.includes('\\')) return answer;
-  const walk = (value: unknown): unknown => {
-    if (typeof value === 'string') {
-      let text = value;
-      for (const form of forms) if (text.includes(form)) text = text.replaceAll(form, KEY_MASK);
-      return text;
-    }
-    if (Array.isArray(value)) for (let i = 0; i < value.length; i++) value[i] = walk(value[i]);
-    else if (isObject(value)) for (const k in value) value[k] = walk(value[k]);
-    return value;
-  };
-  return walk(answer) as T;
 }

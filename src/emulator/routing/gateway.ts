@@ -161,7 +161,7 @@ export class Gateway {
   private answerOf(reply: Extract<UpstreamReply, { kind: 'json' }>, c: Candidate, passed: Attempt[], named = true): Body | undefined {
     let answer: Body;
     try {
-      answer = maskStrings(wholeAnswer(reply.text, reply.status, c.model.kind === 'embedding' ? 'data' : named ? 'choices' : 'output'), reply.text, this.streamForms.map((form) => form.text));
+      answer = maskStrings(wholeAnswer(reply.text, reply.status, c.model.kind === 'embedding' ? 'data' : named ? 'choices' : 'output'), reply.text, this.streamForms);
     } catch (err) {
       passed.push({ provider: c.slug, model: c.model.id, error: this.hide(`${c.slug}: ${(err as Error).message}`) });
       return undefined;
