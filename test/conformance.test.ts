@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TestEnv } from './helpers.js';
-import { startCliEnv, type CliEnv } from './support/cli-env.js';
+import { startCliEnv } from './support/cli-env.js';
 import { formatTable, runConformance } from './conformance/checks.js';
+import { startedForAll } from './support/for-all.js';
 
 // The commands run in process (`npm run conformance` spawns the binary for the same checks).
 // Both shapes of the emulator: api.md's (batches listed under /v1) and the deployed service's.
 describe.each(['spec', 'deployed'] as const)('flavour %s', (flavor) => {
-  let t: CliEnv;
-  beforeAll(async () => {
-    t = await startCliEnv({ flavor });
-  });
-  afterAll(() => t.close());
+  const t = startedForAll(() => startCliEnv({ flavor }));
 
   it('requests and answers conform to the official OpenAPI description and SDK', async () => {
     // The checks use only what both environments have: run, requests, admin, keys, root, folder.

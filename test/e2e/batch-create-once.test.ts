@@ -3,37 +3,19 @@
  * printed, then run again: the script gets that batch (spec: found in the listing), or a refusal
  * naming --new (deployed: nothing lists batches), never a second batch sent in silence.
  */
-import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { batchesOf, batchesPathOf, FLAVORS, newSpace, requestsFile, setFaults } from '../support/batch-jobs.js';
-import { startTestEnv, type TestEnv } from '../helpers.js';
-import { waitBound } from '../support/until.js';
-
-/** Waits for a state; the bound only ends a wait for one that never comes (generous: a loaded machine takes seconds). */
-async function waitFor(check: () => Promise<boolean>, what: string, ms = waitBound()): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+import { startTestEnv } from '../helpers.js';
+import { killedNine } from '../support/run-process.js';
+import { waitForState } from '../support/until.js';
+import { startedForAll } from '../support/for-all.js';
 
 describe.each(FLAVORS)('batch create killed before its id was printed (%s flavour)', (flavor) => {
-  let t: TestEnv;
-  beforeAll(async () => {
-    t = await startTestEnv({ batchDelayMs: 5, flavor });
-  });
-  afterAll(() => t.close());
+  const t = startedForAll(() => startTestEnv({ batchDelayMs: 5, flavor }));
 
   const create = (file: string, ...more: string[]) => ['batch', 'create', file, '--model', 'local/echo', ...more];
-  const killed = (child: ChildProcess) =>
-    new Promise<void>((done) => {
-      if (child.exitCode !== null) return done();
-      child.on('exit', () => done());
-      child.kill('SIGKILL');
-    });
 
   /** A create whose batch the service made, its answer held (until the CLI is killed, unless `alive`). */
   async function heldAfterMade(name: string, alive = false, more: Record<string, string> = {}) {
@@ -44,8 +26,8 @@ describe.each(FLAVORS)('batch create killed before its id was printed (%s flavou
     const child = t.spawn(create(file), { ...s.env, ...more });
     let stdout = '';
     child.stdout!.on('data', (c) => (stdout += c));
-    await waitFor(async () => (await batchesOf(t, s)).length === 1, 'the batch to be made');
-    if (!alive) await killed(child);
+    await waitForState(async () => (await batchesOf(t, s)).length === 1, 'the batch to be made');
+    if (!alive) await killedNine(child);
     expect(stdout).toBe('');
     await setFaults(t, s, []);
     return { s, file, made: (await batchesOf(t, s))[0].id as string, child };
@@ -92,8 +74,8 @@ describe.each(FLAVORS)('batch create killed before its id was printed (%s flavou
     const child = t.spawn(watching, s.env);
     let stderr = '';
     child.stderr!.on('data', (c) => (stderr += c));
-    await waitFor(async () => /created batch_/.test(stderr) && (await batchesOf(t, s)).length === 1, 'the batch to be made and its id said');
-    await killed(child);
+    await waitForState(async () => /created batch_/.test(stderr) && (await batchesOf(t, s)).length === 1, 'the batch to be made and its id said');
+    await killedNine(child);
     await setFaults(t, s, []);
     const made = (await batchesOf(t, s))[0].id as string;
     expect(existsSync(out)).toBe(false);
@@ -146,10 +128,10 @@ describe.each(FLAVORS)('batch create killed before its id was printed (%s flavou
     second.stderr!.on('data', (c) => (stderr += c));
     const code = new Promise<number | null>((done) => second.on('close', (c) => done(c)));
     // Before, it did not wait: it read the first's record as one never answered (deployed: refused, exit 8).
-    await waitFor(async () => /waiting for an identical create of .* under way \(process \d+\) to end/.test(stderr) || second.exitCode !== null, 'the second to wait');
+    await waitForState(async () => /waiting for an identical create of .* under way \(process \d+\) to end/.test(stderr) || second.exitCode !== null, 'the second to wait');
     expect(stderr).toMatch(/waiting for an identical create/);
     expect(second.exitCode).toBeNull();
-    await killed(child);
+    await killedNine(child);
     if (flavor === 'spec') {
       expect(await code, stderr).toBe(0);
       expect(stdout.trim()).toBe(made);

@@ -2,19 +2,16 @@
  * `router batch run`: jobs bigger than one batch, through the real binary against the emulator,
  * including kill -9 at every phase and exactly-once submission.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectExactlyOnce as expectExactlyOnceIn, expectMerged, jobsIn, newSpace, requestsFile, setFaults, type Space } from '../support/batch-jobs.js';
 import { mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestEnv, type TestEnv } from '../helpers.js';
+import { startTestEnv } from '../helpers.js';
 import { waitForState } from '../support/until.js';
 import { killedNine } from '../support/run-process.js';
+import { startedForAll } from '../support/for-all.js';
 
-let t: TestEnv;
-beforeAll(async () => {
-  t = await startTestEnv({ batchDelayMs: 5 });
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startTestEnv({ batchDelayMs: 5 }));
 
 const space = (credits?: number) => newSpace(t, 'jobs', credits);
 const input = (name: string, count: number, body: (i: number) => object = (i) => ({ messages: [{ role: 'user', content: `line ${i}` }] })) => requestsFile(t.dir, name, count, body);

@@ -6,20 +6,17 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { batchesOf, batchesPathOf, FLAVORS, newSpace, requestsFile, setFaults, type Space } from '../support/batch-jobs.js';
-import { startTestEnv, type TestEnv } from '../helpers.js';
+import { startTestEnv } from '../helpers.js';
 import { waitForState } from '../support/until.js';
 import { killedNine } from '../support/run-process.js';
+import { startedForAll } from '../support/for-all.js';
 
 const BUDGET = { ROUTER_DAILY_BUDGET: '5' };
 
 describe.each(FLAVORS)('a killed create\'s kept hold joined to its batch when seen (%s flavour)', (flavor) => {
-  let t: TestEnv;
-  beforeAll(async () => {
-    t = await startTestEnv({ batchDelayMs: 5, flavor });
-  });
-  afterAll(() => t.close());
+  const t = startedForAll(() => startTestEnv({ batchDelayMs: 5, flavor }));
 
   const create = (file: string, ...more: string[]) => ['batch', 'create', file, '--model', 'local/echo', ...more];
   const holdsOf = (s: Space) => readdirSync(join(s.state, 'budget-holds')).filter((n) => n.startsWith('batch-')).sort();
@@ -124,11 +121,7 @@ describe.each(FLAVORS)('a killed create\'s kept hold joined to its batch when se
 });
 
 describe('two budgeted creates at once near the limit', () => {
-  let t: TestEnv;
-  beforeAll(async () => {
-    t = await startTestEnv({ batchDelayMs: 5 });
-  });
-  afterAll(() => t.close());
+  const t = startedForAll(() => startTestEnv({ batchDelayMs: 5 }));
 
   it('the budget fits one batch\'s bound: exactly one is sent, the other refused (exit 4), nothing sent by it', async () => {
     const s = await newSpace(t, 'two-at-once');
@@ -145,11 +138,7 @@ describe('two budgeted creates at once near the limit', () => {
 });
 
 describe('a batch that costs more than its bound', () => {
-  let t: TestEnv;
-  beforeAll(async () => {
-    t = await startTestEnv({ batchDelayMs: 5 });
-  });
-  afterAll(() => t.close());
+  const t = startedForAll(() => startTestEnv({ batchDelayMs: 5 }));
 
   it('its cost is recorded once, its hold gone: the budget passed by that excess only, every later call refused', async () => {
     const s = await newSpace(t, 'over-bound');

@@ -7,24 +7,21 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { batchesOf, batchesPathOf, FLAVORS, newSpace, requestsFile, setFaults, type Space } from '../support/batch-jobs.js';
-import { startTestEnv, type TestEnv } from '../helpers.js';
+import { startTestEnv } from '../helpers.js';
 import { waitForState } from '../support/until.js';
 import { killedNine } from '../support/run-process.js';
 import { RouterClient } from '../../src/client/index.js';
 import { reconcile } from '../../src/kit/spend/reconcile.js';
+import { startedForAll } from '../support/for-all.js';
 
 const BUDGET = { ROUTER_DAILY_BUDGET: '5' };
 const HOUR = 3600_000;
 const ended = (b: { status: string }) => ['completed', 'failed', 'expired', 'cancelled'].includes(b.status);
 
 describe.each(FLAVORS)('a settled kept send, its create run again (%s flavour)', (flavor) => {
-  let t: TestEnv;
-  beforeAll(async () => {
-    t = await startTestEnv({ batchDelayMs: 5, flavor });
-  });
-  afterAll(() => t.close());
+  const t = startedForAll(() => startTestEnv({ batchDelayMs: 5, flavor }));
 
   const holdsOf = (s: Space) => readdirSync(join(s.state, 'budget-holds')).filter((n) => n.startsWith('batch-'));
   const holdOf = (s: Space, name: string) => JSON.parse(readFileSync(join(s.state, 'budget-holds', name), 'utf8')) as { usd: number; settled_send?: unknown };

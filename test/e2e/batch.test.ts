@@ -1,25 +1,18 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEnv, type TestEnv } from '../helpers.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { startTestEnv } from '../helpers.js';
 import { until } from '../support/until.js';
 import { closedStatus } from '../support/run-process.js';
+import { startedForAll } from '../support/for-all.js';
 
-let t: TestEnv;
-beforeAll(async () => {
-  t = await startTestEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startTestEnv());
 beforeEach(() => t.clearRequests());
 
 const line = (id: string, content: string, extra: Record<string, unknown> = {}) => JSON.stringify({ custom_id: id, body: { messages: [{ role: 'user', content }], ...extra } });
 
 describe('clock, expiry, retention and restarts', () => {
-  let s: TestEnv;
-  beforeAll(async () => {
-    s = await startTestEnv({ batchDelayMs: 150 });
-  });
-  afterAll(() => s.close());
+  const s = startedForAll(() => startTestEnv({ batchDelayMs: 150 }));
 
   it('Ctrl-C during --watch stops polling, leaves the batch running and exits 130', async () => {
     const p = join(s.dir, 'int.jsonl');

@@ -1,19 +1,16 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, startTestEnv } from '../helpers.js';
 import { until } from '../support/until.js';
 import { HAS_TMUX, Terminal } from '../support/tmux.js';
 import { processAlive } from '../../src/internal/process.js';
+import { startedForAll } from '../support/for-all.js';
 
 // What only processes show: separate `router` processes at once under one budget, and a process
 // killed with -9 while its call is under way (its hold must not keep the budget).
-let t: TestEnv;
-beforeAll(async () => {
-  t = await startTestEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startTestEnv());
 
 // local/lorem at --max-tokens 200: bound $0.000354, cost $0.0003025.
 const CALL = ['chat', '--model', 'local/lorem', '--max-tokens', '200', 'write 500 words'];

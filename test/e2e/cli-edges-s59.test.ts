@@ -1,13 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { expect, it } from 'vitest';
+import { BIN, startTestEnv } from '../helpers.js';
+import { startedForAll } from '../support/for-all.js';
 
 // The CLI's edges closing note 12 left (task c5) that need a process of their own.
-let t: TestEnv;
-beforeAll(async () => {
-  t = await startTestEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startTestEnv());
 
 const posts = () => t.requests().filter((r) => r.method === 'POST').length;
 

@@ -2,15 +2,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, startTestEnv } from '../helpers.js';
 import { HAS_TMUX, Terminal } from '../support/tmux.js';
+import { startedForAll } from '../support/for-all.js';
 
-let t: TestEnv;
-beforeAll(async () => {
-  t = await startTestEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startTestEnv());
 
 describe('help and output conventions', () => {
   it('router --help off a terminal (the text the build rendered) is what the command tree prints', async () => {

@@ -1,15 +1,12 @@
 import { existsSync, rmSync, symlinkSync, watch } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestEnv, type TestEnv } from '../helpers.js';
+import { describe, expect, it, vi } from 'vitest';
+import { startTestEnv } from '../helpers.js';
 import { SETTLE } from '../support/until.js';
+import { startedForAll } from '../support/for-all.js';
 
-let t: TestEnv;
-beforeAll(async () => {
-  t = await startTestEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startTestEnv());
 
 describe('changes from processes at once', () => {
   const configIn = (name: string) => ({ ROUTER_CONFIG_DIR: join(t.dir, name) });

@@ -3,17 +3,14 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { SETTLE, waitBound } from '../support/until.js';
-import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { BIN, startTestEnv } from '../helpers.js';
+import { startedForAll } from '../support/for-all.js';
 
 // No request can take the emulator down: what needs a serve process (SIGTERM, a reader that
 // does not read). The rest runs in process: test/inprocess/emulator-limits.test.ts.
-let t: TestEnv;
-beforeAll(async () => {
-  t = await startTestEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startTestEnv());
 
 describe('serve stops promptly', () => {
   it('at once on SIGTERM (not after the slow fault ends), with a slow fault parked and a client waiting', async () => {

@@ -3,19 +3,16 @@
  * beside batches of the same shape, a clock that differs from the service's, many runs of one
  * file at once, the same file under other names, stale locks taken over at once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newSpace, requestsFile } from '../support/batch-jobs.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { startTestEnv, type TestEnv } from '../helpers.js';
+import { startTestEnv } from '../helpers.js';
 import { until } from '../support/until.js';
+import { startedForAll } from '../support/for-all.js';
 
-let t: TestEnv;
-beforeAll(async () => {
-  t = await startTestEnv({ batchDelayMs: 5 });
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startTestEnv({ batchDelayMs: 5 }));
 
 const space = () => newSpace(t, 'once');
 /** Lines c1..cN whose prompts say `word i`: two files of one shape, with other prompts. */

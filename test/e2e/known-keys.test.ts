@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestEnv, type TestEnv } from '../helpers.js';
+import { expect, it } from 'vitest';
+import { startTestEnv } from '../helpers.js';
+import { startedForAll } from '../support/for-all.js';
 
 // The built binary hides every key it knows in what it kept (docs/keys.md); the in-process cases are in
 // test/inprocess/known-keys-hidden.test.ts.
 const OTHER = 'sk-rt-other-profile-0123456789abcdef';
-let t: TestEnv;
-beforeAll(async () => {
-  t = await startTestEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startTestEnv());
 
 it('router logs from the built binary prints neither the environment\'s key nor another profile\'s', async () => {
   expect((await t.run(['config', 'set', 'api_key', '--profile', 'other'], { input: OTHER })).code).toBe(0);

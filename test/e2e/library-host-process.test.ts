@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { expect, it } from 'vitest';
+import { startCliEnv } from '../support/cli-env.js';
+import { startedForAll } from '../support/for-all.js';
 
 // A program that uses router-cli as a library (the built package, by its name) and watches what that
 // does to its process: V8's flags, process listeners, globals (symbols too: undici's entry point sets
@@ -49,11 +50,7 @@ process.stdout.write = out;
 process.stdout.write(JSON.stringify({ seen, written, importChanged: afterImport !== before, useChanged: afterUse !== before, before, afterUse }));
 `;
 
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t?.close());
+const t = startedForAll(() => startCliEnv());
 
 /** A program run by node as a user runs it, against the test's emulator: its exit code and whole output. */
 function runProgram(file: string): Promise<{ code: number | null; stdout: string; stderr: string }> {

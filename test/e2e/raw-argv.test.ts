@@ -1,14 +1,11 @@
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, startTestEnv } from '../helpers.js';
+import { startedForAll } from '../support/for-all.js';
 
 // Node reads the command line as UTF-8 and makes each invalid byte U+FFFD: a prompt typed in
 // Latin-1 was sent garbled, without a word. The raw bytes tell an invalid byte from a real U+FFFD.
-let t: TestEnv;
-beforeAll(async () => {
-  t = await startTestEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startTestEnv());
 
 /**
  * router with arguments given as bytes (printf escapes), through a shell: node's spawn takes only

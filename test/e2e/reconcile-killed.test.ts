@@ -7,11 +7,12 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { batchesOf, batchesPathOf, FLAVORS, newSpace, requestsFile, setFaults, type Space } from '../support/batch-jobs.js';
-import { startTestEnv, type TestEnv } from '../helpers.js';
+import { startTestEnv } from '../helpers.js';
 import { waitForState } from '../support/until.js';
 import { closedStatus, killedNine } from '../support/run-process.js';
+import { startedForAll } from '../support/for-all.js';
 
 type Line = { id?: string; cost?: number; reconciles?: string; command?: string; endpoint?: string };
 const HOUR = 3600_000;
@@ -19,11 +20,7 @@ const ended = (b: { status: string }) => ['completed', 'failed', 'expired', 'can
 const CHATS = 2;
 
 describe.each(FLAVORS)('usage --reconcile killed or run twice at once (%s flavour)', (flavor) => {
-  let t: TestEnv;
-  beforeAll(async () => {
-    t = await startTestEnv({ batchDelayMs: 5, flavor });
-  });
-  afterAll(() => t.close());
+  const t = startedForAll(() => startTestEnv({ batchDelayMs: 5, flavor }));
 
   const ledger = (s: Space) => (existsSync(join(s.state, 'usage.jsonl')) ? readFileSync(join(s.state, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Line) : []);
   const keyUsed = async (s: Space) => ((await (await fetch(`${t.apiRoot}/v1/key`, { headers: { authorization: `Bearer ${s.key}` } })).json()) as { data: { usage: number } }).data.usage;

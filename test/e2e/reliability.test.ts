@@ -2,16 +2,13 @@
 // test/inprocess/retries.test.ts and bad-input-corpus.test.ts.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEnv, type TestEnv } from '../helpers.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { startTestEnv } from '../helpers.js';
 import { until } from '../support/until.js';
 import { closedStatus } from '../support/run-process.js';
+import { startedForAll } from '../support/for-all.js';
 
-let t: TestEnv;
-beforeAll(async () => {
-  t = await startTestEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startTestEnv());
 beforeEach(async () => {
   t.clearRequests();
   await t.admin('faults', { faults: [] });

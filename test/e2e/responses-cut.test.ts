@@ -1,17 +1,12 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestEnv, type TestEnv } from '../helpers.js';
+import { expect, it } from 'vitest';
+import { startTestEnv } from '../helpers.js';
 import { cutByHead, interruptedMidStream, ledger, reconciled } from '../support/cut-stream.js';
+import { startedForAll } from '../support/for-all.js';
 
 // A streamed `router responses` cut by the user (Ctrl-C, `| head`) is charged for what was generated,
 // as chat's is (newcomer-eighth.test.ts): it is kept in the usage ledger with its response id, without
 // a cost, and `usage --reconcile` then makes the ledger agree with the credits charged.
-let t: TestEnv;
-beforeAll(async () => {
-  t = await startTestEnv();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = startedForAll(() => startTestEnv());
 
 const LONG = ['responses', '--model', 'local/lorem', '--max-output-tokens', '200000', 'write 200000 words'];
 

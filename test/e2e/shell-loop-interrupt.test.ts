@@ -3,15 +3,12 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { takeLock } from '../../src/internal/file-lock.js';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { expect, it } from 'vitest';
+import { BIN, startTestEnv } from '../helpers.js';
 import { HAS_TMUX, Terminal } from '../support/tmux.js';
+import { startedForAll } from '../support/for-all.js';
 
-let t: TestEnv;
-beforeAll(async () => {
-  t = await startTestEnv();
-});
-afterAll(() => t?.close());
+const t = startedForAll(() => startTestEnv());
 
 it('Ctrl-C during a call in a bash for loop ends the loop: router dies of SIGINT, $? 130 in the shell', async () => {
   // The first call streams for long; the ones after it would answer at once.

@@ -1,18 +1,15 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, startTestEnv } from '../helpers.js';
 import { hasOpen, until } from '../support/until.js';
 import { HAS_TMUX, Terminal } from '../support/tmux.js';
 import { closedStatus } from '../support/run-process.js';
+import { startedForAll } from '../support/for-all.js';
 
 // What only a process shows: chat -i in a real terminal (tmux), Ctrl-C while the ledger is read.
-let t: TestEnv;
-beforeAll(async () => {
-  t = await startTestEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startTestEnv());
 
 /** One turn of chat -i in a real terminal (tmux) under a daily budget; what the screen showed. */
 async function repl(budget: string): Promise<string> {

@@ -1,15 +1,12 @@
 // What only a process shows: Ctrl-C during a tool run of `chat --tools` leaves no tool process behind once router has exited.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEnv, type TestEnv } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { startTestEnv } from '../helpers.js';
 import { killDuringCall } from '../support/run-process.js';
+import { startedForAll } from '../support/for-all.js';
 
-let t: TestEnv;
-beforeAll(async () => {
-  t = await startTestEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startTestEnv());
 
 describe.skipIf(process.platform !== 'linux')('Ctrl-C during a tool run', () => {
   it('stops a tool that ignores SIGTERM, and what it started, before router exits 130', async () => {

@@ -2,20 +2,17 @@
 // /proc/PID/environ), and what router leaves running when a server is a wrapper (`sh -c`, `npx`) of the real one.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEnv, type TestEnv } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { startTestEnv } from '../helpers.js';
 import { until } from '../support/until.js';
 import { killDuringCall, running } from '../support/run-process.js';
+import { startedForAll } from '../support/for-all.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const FIXTURE = join(ROOT, 'test/support/mcp-fixture-server.mjs');
 
-let t: TestEnv;
-beforeAll(async () => {
-  t = await startTestEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startTestEnv());
 
 const written = (f: string) => existsSync(f) && readFileSync(f, 'utf8').endsWith('\n');
 

@@ -1,16 +1,13 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { startCliEnv } from '../support/cli-env.js';
+import { startedForAll } from '../support/for-all.js';
 
 // Batches count from the moment they are made: a created batch holds its bound against the budget
 // until its real cost is known, and concurrent creates take holds as concurrent chats do. Before:
 // five `batch create`s without --watch, each within the budget alone, together 2.8x over, all passed.
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 
 const creates = () => t.requests().filter((r) => r.path === '/v1/batches' && r.method === 'POST').length;
 let n = 0;

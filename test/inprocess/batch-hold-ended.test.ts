@@ -1,21 +1,18 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FLAVORS } from '../support/batch-jobs.js';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { startCliEnv } from '../support/cli-env.js';
 import { RouterClient } from '../../src/client/index.js';
 import { reconcile } from '../../src/kit/spend/reconcile.js';
+import { startedForAll } from '../support/for-all.js';
 
 // A batch that ends without completing (expired here; failed and cancelled end the same way) is settled in the
 // ledger by what the service says it charged, so its budget hold goes. Before: the deployed service's usage is
 // null for such a batch, the ledger line had no cost, and the hold kept the budget lowered for 48 hours by money
 // never spent (the next batch refused, exit 4).
 describe.each(FLAVORS)('%s flavour', (flavor) => {
-  let t: CliEnv;
-  beforeAll(async () => {
-    t = await startCliEnv({ flavor, batchDelayMs: 60_000 });
-  });
-  afterAll(() => t.close());
+  const t = startedForAll(() => startCliEnv({ flavor, batchDelayMs: 60_000 }));
 
   let n = 0;
   function requestsFile(): string {

@@ -1,19 +1,16 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FLAVORS } from '../support/batch-jobs.js';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { startCliEnv } from '../support/cli-env.js';
+import { startedForAll } from '../support/for-all.js';
 
 // A batch that ended and whose finalized cost exceeds the balance: Get answers 402 with the batch (results null). What it
 // owes is charged once credits cover it, whoever asks then. Before, `batch get` (and a watch) wrote no ledger line for it:
 // its budget hold stayed until it lapsed (48 hours), and a Get made elsewhere after credits were added left the charge
 // unseen by the budgets for good.
 describe.each(FLAVORS)('%s flavour', (flavor) => {
-  let t: CliEnv;
-  beforeAll(async () => {
-    t = await startCliEnv({ flavor });
-  });
-  afterAll(() => t.close());
+  const t = startedForAll(() => startCliEnv({ flavor }));
 
   let n = 0;
   function requestsFile(): string {

@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { APIError, RouterClient } from '../../src/client/index.js';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { startCliEnv } from '../support/cli-env.js';
+import { startedForAll } from '../support/for-all.js';
 
 // The batches place is a file read (batch-places.json): a run that asks nothing of batches, as a
 // one-shot chat, must not pay for it at start-up.
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 
 describe('the batches place of a client', () => {
   it('is read at the first batch call, once, and not by a chat', async () => {

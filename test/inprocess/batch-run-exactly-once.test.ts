@@ -3,18 +3,15 @@
  * beside batches of the same shape, a clock that differs from the service's, many runs of one
  * file at once, the same file under other names, stale locks taken over at once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { batchesOf as batchesOfSpace, jobsIn, newSpace, requestsFile, setFaults, type Space } from '../support/batch-jobs.js';
 import { cpSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { startCliEnv } from '../support/cli-env.js';
 import { waitBound } from '../support/until.js';
+import { startedForAll } from '../support/for-all.js';
 
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv({ batchDelayMs: 5 });
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv({ batchDelayMs: 5 }));
 
 const space = () => newSpace(t, 'once');
 /** Lines c1..cN whose prompts say `word i`: two files of one shape, with other prompts. */

@@ -4,16 +4,13 @@
  * "1200 requests in 3 shards", the merge line "1200 results in input order" and the dry run
  * "1200 requests", beside a watch line's "1,200".
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { expectMerged, newSpace, requestsFile } from '../support/batch-jobs.js';
 import { join } from 'node:path';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { startCliEnv } from '../support/cli-env.js';
+import { startedForAll } from '../support/for-all.js';
 
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 
 it('batch run says 1,200 in every line it writes for a person; its JSON says 1200', async () => {
   const s = await newSpace(t, 'grouped');

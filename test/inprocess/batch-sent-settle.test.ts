@@ -1,21 +1,18 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { batchesOf, batchesPathOf, FLAVORS, newSpace, requestsFile, setFaults, type Space } from '../support/batch-jobs.js';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { startCliEnv } from '../support/cli-env.js';
 import { RouterClient } from '../../src/client/index.js';
 import { reconcile } from '../../src/kit/spend/reconcile.js';
+import { startedForAll } from '../support/for-all.js';
 
 // A budgeted `batch create` whose answer was lost after the service made its batch keeps its bound held (`batch-sent-…`): the
 // batch may exist. Sent again with --new, its create record is gone, so nothing joins that hold to a batch any more: before,
 // it stood at its bound for 48 hours. `usage --reconcile` now settles it by the key's spend over the batch's window, once that
 // window and the hour after it have passed (never while money may still be charged), never above the bound.
 describe.each(FLAVORS)('%s flavour', (flavor) => {
-  let t: CliEnv;
-  beforeAll(async () => {
-    t = await startCliEnv({ flavor, batchDelayMs: 5 });
-  });
-  afterAll(() => t.close());
+  const t = startedForAll(() => startCliEnv({ flavor, batchDelayMs: 5 }));
 
   async function reconciled(s: Space, later: number, manager = true) {
     const client = new RouterClient({ apiKey: s.key, apiRoot: t.apiRoot });

@@ -1,10 +1,11 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { FLAVORS } from '../support/batch-jobs.js';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { startCliEnv } from '../support/cli-env.js';
 import { testStreams } from '../support/inprocess.js';
+import { startedForAll } from '../support/for-all.js';
 
 // `batch create --watch` says the id of the batch it made, then watches it; a kill at any point after must leave a
 // record that the rerun reads as "made B, stopped before its watch saw it end" (it watches B, never sends again).
@@ -12,11 +13,7 @@ import { testStreams } from '../support/inprocess.js';
 // on a loaded machine, or its stderr a full pipe) left "never answered before its id was printed" (the e2e test
 // batch-create-once "killed mid-watch" failed so once at load 12). Here the record is read as the line is written.
 describe.each(FLAVORS)('%s flavour', (flavor) => {
-  let t: CliEnv;
-  beforeAll(async () => {
-    t = await startCliEnv({ flavor, batchDelayMs: 5 });
-  });
-  afterAll(() => t.close());
+  const t = startedForAll(() => startCliEnv({ flavor, batchDelayMs: 5 }));
 
   it('the create record says the batch is watched before its id is said', async () => {
     const state = join(t.dir, `state-${flavor}`);

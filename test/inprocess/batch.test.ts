@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { post, startCliEnv, type CliEnv } from '../support/cli-env.js';
 import { batchesPathOf, FLAVORS } from '../support/batch-jobs.js';
 import { until, waitBound } from '../support/until.js';
+import { startedForAll } from '../support/for-all.js';
 
 let t: CliEnv;
 /** Where the flavour under test keeps batches (every test here runs against both flavours). */
@@ -333,11 +334,7 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
   });
 
   describe('clock, expiry, retention and restarts', () => {
-    let s: CliEnv;
-    beforeAll(async () => {
-      s = await startCliEnv({ batchDelayMs: 150, flavor });
-    });
-    afterAll(() => s.close());
+    const s = startedForAll(() => startCliEnv({ batchDelayMs: 150, flavor }));
 
     it('shows validating and in_progress while it runs, and survives a restart without running anything twice', async () => {
       // spec: batch.states, batch.create.persisted

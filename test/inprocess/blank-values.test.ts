@@ -1,15 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { startCliEnv } from '../support/cli-env.js';
+import { startedForAll } from '../support/for-all.js';
 
 // An empty text (an unset shell variable, "$X" with X mistyped) is a slip, not a request: the
 // service would be paid to embed nothing, judge nothing, or follow an empty instruction.
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 
 const env = () => ({ ROUTER_MANAGEMENT_KEY: t.managementKey });
 const posts = () => t.requests().filter((r) => r.method === 'POST').length;

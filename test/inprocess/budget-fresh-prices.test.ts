@@ -1,15 +1,12 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { startCliEnv } from '../support/cli-env.js';
+import { startedForAll } from '../support/for-all.js';
 
 // A price read from the 5-minute model cache can be stale: a budget decision near the line reads
 // fresh prices. Here the kept list says local/lorem costs half what it does.
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 
 // local/lorem at --max-tokens 200: bound $0.000354, cost $0.000302 at its real prices; $0.000177 at half.
 const CALL = ['chat', '--model', 'local/lorem', '--max-tokens', '200', 'write 500 words'];

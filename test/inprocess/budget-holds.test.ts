@@ -1,21 +1,18 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { startCliEnv } from '../support/cli-env.js';
 import { waitBound } from '../support/until.js';
 import { closedStatus } from '../support/run-process.js';
 import { BIN } from '../helpers.js';
 import { RouterClient } from '../../src/client/index.js';
 import { budgetLimits, serviceListPrices, SpendGuard } from '../../src/kit/index.js';
+import { startedForAll } from '../support/for-all.js';
 
 // Budgets across calls under way: each call holds its cost bound from the check that lets it go
 // until its cost is in the ledger, so calls at once never spend together more than is left.
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 
 // local/lorem at --max-tokens 200: bound $0.000354 (108 prompt-token bound + 200), cost $0.000302 (5 + 200).
 const CALL = ['chat', '--model', 'local/lorem', '--max-tokens', '200', 'write 500 words'];

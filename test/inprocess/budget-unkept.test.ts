@@ -1,18 +1,15 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { startCliEnv } from '../support/cli-env.js';
 import { fullDiskPerFile, mounted } from '../support/full-disk.js';
+import { startedForAll } from '../support/for-all.js';
 
 // While a budget is in force, a call that cannot be held and recorded is refused (exit 4, one line):
 // before, with the state folder read-only or full, six calls spent 3.7x what was left, all exit 0, and
 // when the hold file could not be made, 12 calls at once spent twice the budget.
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 const { disk, fill } = fullDiskPerFile();
 
 const CALL = ['chat', '--model', 'local/lorem', '--max-tokens', '200', 'write 500 words'];

@@ -3,17 +3,14 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/main.js';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { startCliEnv } from '../support/cli-env.js';
+import { startedForAll } from '../support/for-all.js';
 
 // router completion: the committed scripts against the command tree (Tab in real shells: test/e2e/completion).
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 
 describe('completions', () => {
   for (const [shell, file] of [['bash', 'router.bash'], ['zsh', '_router'], ['fish', 'router.fish']]) {

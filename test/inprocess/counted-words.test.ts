@@ -1,13 +1,10 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { expect, it } from 'vitest';
+import { startCliEnv } from '../support/cli-env.js';
+import { startedForAll } from '../support/for-all.js';
 
 // A count of one is said in the singular wherever the CLI prints one (src/internal/counted.ts).
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 
 it.each([
   [['embed', 'a', '--model', 'local/embed', '--usage'], /^usage: 1 input token, cost \$/m],

@@ -1,20 +1,17 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startInProcessEnv, type InProcessEnv } from '../support/inprocess-env.js';
+import { startInProcessEnv } from '../support/inprocess-env.js';
 import { FLAVORS, batchesPathOf } from '../support/batch-jobs.js';
 import { SETTLE } from '../support/until.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
+import { startedForAll } from '../support/for-all.js';
 
 // Statements of the deployment notes (shared/reference/openrouter-notes-not-in-spec.md) that the
 // deployed flavour answers as written, and the spec flavour as api.md has it where the two differ.
 describe.each(FLAVORS)('%s flavour', (flavor) => {
-  let t: InProcessEnv;
-  beforeAll(async () => {
-    t = await startInProcessEnv({ flavor });
-  });
-  afterAll(() => t.close());
+  const t = startedForAll(() => startInProcessEnv({ flavor }));
 
   const deployed = flavor === 'deployed';
   const batches = batchesPathOf(flavor);

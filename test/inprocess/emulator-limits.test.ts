@@ -1,16 +1,13 @@
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { post, startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { post, startCliEnv } from '../support/cli-env.js';
 import { bytesHashedDuring } from '../support/hashed.js';
 import { until, untilThisTurn } from '../support/until.js';
+import { startedForAll } from '../support/for-all.js';
 
 // No request can take the emulator down, and its operator routes cross no workspace.
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 
 // A connection per request, none kept alive: the emulator runs in this process, and on a loaded machine a long block of its
 // work (saving a batch's 4 MB of results) can outlast its 5 s keep-alive, so that it closes the idle connection just as

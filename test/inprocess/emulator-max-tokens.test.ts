@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodePng } from '../../src/emulator/models/png.js';
-import { post, startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { post, startCliEnv } from '../support/cli-env.js';
+import { startedForAll } from '../support/for-all.js';
 
 // Every model stops at the max tokens asked, whatever the shape of its answer: what --max-cost and
 // the budgets bound is never overspent.
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 
 const user = (content: string) => [{ role: 'user', content }];
 const PNG = encodePng(4, 4, () => [200, 30, 30]).toString('base64');

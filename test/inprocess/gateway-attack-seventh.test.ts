@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { post } from '../support/post.js';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { startCliEnv } from '../support/cli-env.js';
 import { deadPort, localUpstream, sseChunk, type LocalUpstream, withoutGatewayIds } from '../support/upstreams.js';
+import { startedForAll } from '../support/for-all.js';
 
 // A gateway attacked as an operator runs it: providers that misbehave in front of another emulator,
 // spoken to only over HTTP. Each case failed on the code before its fix.
@@ -112,11 +113,7 @@ providers:
 });
 
 describe('providers files an operator gets wrong: one line, exit 2, nothing served', () => {
-  let t: CliEnv;
-  beforeAll(async () => {
-    t = await startCliEnv();
-  });
-  afterAll(() => t.close());
+  const t = startedForAll(() => startCliEnv());
   const serveWith = (name: string, text: string) => {
     const path = join(t.dir, name);
     writeFileSync(path, text);

@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { startCliEnv } from '../support/cli-env.js';
 import { answerValidator, violations } from '../conformance/openapi-fixtures.js';
+import { startedForAll } from '../support/for-all.js';
 
 // What a call really cost (issue 42): GET /v1/generation in the emulator, `router generation ID`,
 // and `router usage --reconcile`, which puts the charged cost into the usage ledger.
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 
 const ledger = () => join(t.env.ROUTER_STATE_DIR!, 'usage.jsonl');
 const ledgerLines = () => readFileSync(ledger(), 'utf8').trim().split('\n').map((l) => JSON.parse(l));

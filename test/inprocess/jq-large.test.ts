@@ -2,14 +2,11 @@
  * --jq over JSON of several MB: jq-wasm's glue copied the rest of its input for every byte it read and
  * its whole output for every byte it wrote (minutes for 3 MB); scripts/jq-glue.mjs makes both linear.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { startCliEnv } from '../support/cli-env.js';
+import { startedForAll } from '../support/for-all.js';
 
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 
 // ~3 MB of text with multi-byte characters, quotes and newlines: JSON escapes and UTF-8 on both sides.
 const content = Array.from({ length: 15_000 }, (_, i) => `line ${i}: "café" ✓ ${'x'.repeat(200)}`).join('\n');

@@ -1,17 +1,14 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { startCliEnv } from '../support/cli-env.js';
+import { startedForAll } from '../support/for-all.js';
 
 // api_key_command and management_key_command (issue 45, item 11): a command of the user's whose stdout
 // is the key, run through the shell when a command needs the key and only then; run for real here.
-let t: CliEnv;
 let n = 0;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 
 /** A fresh config folder whose profile "default" has these settings; ROUTER_API_KEY left out. */
 async function profile(settings: Record<string, string>) {

@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { startCliEnv } from '../support/cli-env.js';
 import { answerValidator, violations } from '../conformance/openapi-fixtures.js';
+import { startedForAll } from '../support/for-all.js';
 
 // The management API's keys as the OpenAPI has them (createKeys, list, getKey, updateKeys,
 // deleteKeys): settings stored and returned, and a key's limit, expiry and disabling enforced.
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 
 const call = async (method: string, path: string, key: string, body?: unknown) => {
   const res = await fetch(`${t.apiRoot}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });

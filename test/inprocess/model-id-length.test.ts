@@ -1,21 +1,16 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { RouterClient } from '../../src/client/index.js';
 import { runJob } from '../../src/batch/index.js';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { startCliEnv } from '../support/cli-env.js';
+import { startedForAll } from '../support/for-all.js';
 
 // An id of the right shape but over 256 characters is refused for its length, wherever it is given:
 // "must look like <author>/<slug>" named a shape it has (config set and the environment said why).
-let t: CliEnv;
 const long = `local/${'a'.repeat(300)}`;
 
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(async () => {
-  await t.close();
-});
+const t = startedForAll(() => startCliEnv());
 
 it('a --model, a --models and a batch line of 306 characters: said too long, nothing sent', async () => {
   const before = t.requests().length;

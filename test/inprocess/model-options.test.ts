@@ -1,15 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcessEnv, type InProcessEnv } from '../support/inprocess-env.js';
+import { describe, expect, it } from 'vitest';
+import { startInProcessEnv } from '../support/inprocess-env.js';
 import { clearModelOptions, optionsOf, setModelOption } from '../../src/kit/index.js';
+import { startedForAll } from '../support/for-all.js';
 
 // llm's `models options`: default options of a model, used when it is chosen; flags (and a role) go over them.
-let t: InProcessEnv;
-beforeAll(async () => {
-  t = await startInProcessEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startInProcessEnv());
 
 const body = async (args: string[]) => {
   const r = await t.run([...args, '--dry-run']);

@@ -1,19 +1,16 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startCliEnv } from '../support/cli-env.js';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import { testStreams } from '../support/inprocess.js';
 import { until } from '../support/until.js';
+import { startedForAll } from '../support/for-all.js';
 
 // Money under faults after a call went out: a retry must not be charged twice, and a budget must count
 // what the service may have charged for a call whose answer said no cost (cut, lost), until reconciled.
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 afterEach(() => t.admin('faults', { faults: [] }));
 
 // local/lorem at --max-tokens 200: bound $0.000354, cost $0.0003025.

@@ -1,21 +1,18 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { startCliEnv } from '../support/cli-env.js';
+import { startedForAll } from '../support/for-all.js';
 
 // A file that is no UTF-8 text (UTF-16 as PowerShell's `>` and Notepad's "Unicode" write it, an image, a
 // binary) is said in one line by every reader of a file or stdin, as chat's stdin and -f say it: not as a
 // page of per-line JSON errors (batch), nor embedded as garbage (embed-multi --files), nor as a YAML riddle (serve).
-let t: CliEnv;
 const lines = [1, 2, 3].map((i) => JSON.stringify({ custom_id: `q${i}`, body: { messages: [{ role: 'user', content: `river ${i}` }] } })).join('\n') + '\n';
 const utf16le = (s: string) => Buffer.from(s, 'utf16le');
 const binary = Buffer.from(Array.from({ length: 4000 }, (_, i) => (i * 37 + 11) % 256));
 const NUL = binary.indexOf(0);
 const UTF16 = 'is not UTF-8 text (it is UTF-16: convert it with iconv -f UTF-16 -t UTF-8)';
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 
 const file = (name: string, bytes: Buffer | string) => {
   const path = join(t.dir, name);

@@ -1,17 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcessEnv, type InProcessEnv } from '../support/inprocess-env.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startInProcessEnv } from '../support/inprocess-env.js';
+import { startedForAll } from '../support/for-all.js';
 
 // --offline-timeout N gives up about N seconds after the first failed poll, not a whole doubled wait later
 // (polls 50 ms apart at first, doubling: 4 s used to be given up only at the poll of 6.35 s). Checked by the waits
 // it says it makes, not by the time it took, which a loaded machine stretches: they end by the timeout
 // (0+0+0+1+2+1 s; they were 0+0+0+1+2+3 s), and it gave up only once the timeout had passed.
-let t: InProcessEnv;
-beforeAll(async () => {
-  t = await startInProcessEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startInProcessEnv());
 afterEach(() => t.admin('faults', { faults: [] }));
 
 const gaveUpAfter = (stderr: string) => Number(/no answer from the service for (\d+)s/.exec(stderr)?.[1]);

@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RouterClient, ValidationError } from '../../src/client/index.js';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { type Emulator } from '../../src/emulator/server.js';
 import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
+import { emulatorPerFile } from '../support/inprocess-env.js';
 
 // Paths, state and input: what a user types never takes a request outside the API root, state
 // goes where XDG says, and input that cannot be meant as typed is refused before anything is sent.
@@ -12,16 +11,7 @@ let emu: Emulator;
 let dir: string;
 let env: Record<string, string>;
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-paths-'));
-  emu = await startEmulator({ stateDir: join(dir, 'state'), port: 0, batchDelayMs: 0 });
-  const { apiKey, managementKey } = emu.store.firstKeys();
-  env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_CONFIG_DIR: join(dir, 'config'), ROUTER_STATE_DIR: join(dir, 'cli-state'), ROUTER_PROFILE: '', ROUTER_MODEL: '' };
-});
-afterAll(async () => {
-  await emu.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+emulatorPerFile('router-paths-', (f) => ({ emu, dir, env } = f), (folder) => ({ ROUTER_STATE_DIR: join(folder, 'cli-state') }));
 
 const run = (args: string[], o: InProcessOptions = {}) => runInProcess(args, { ...o, env: { ...env, ...o.env } });
 

@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { expect, it } from 'vitest';
+import { startCliEnv } from '../support/cli-env.js';
 import { typedRepl } from '../support/typed-repl.js';
+import { startedForAll } from '../support/for-all.js';
 
 // A `chat -i` turn that fails says what a one-shot chat says of the same failure (which --timeout,
 // how many retries), and an answer cut short is said to be left out of the conversation.
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 
 const chats = () => t.requests().filter((r) => r.path === '/v1/chat/completions');
 

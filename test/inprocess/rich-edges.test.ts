@@ -1,11 +1,11 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { type Emulator } from '../../src/emulator/server.js';
 import { encodePng } from '../../src/emulator/models/png.js';
 import type { AssembledMessage } from '../../src/client/message-assembler.js';
 import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
+import { emulatorPerFile } from '../support/inprocess-env.js';
 import { until } from '../support/until.js';
 import { processAlive } from '../../src/internal/process.js';
 
@@ -14,16 +14,7 @@ let emu: Emulator;
 let dir: string;
 let env: Record<string, string>;
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-rich-edges-'));
-  emu = await startEmulator({ stateDir: join(dir, 'state'), port: 0, batchDelayMs: 0 });
-  const { apiKey, managementKey } = emu.store.firstKeys();
-  env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_CONFIG_DIR: join(dir, 'config'), ROUTER_STATE_DIR: join(dir, 'rs'), XDG_STATE_HOME: join(dir, 'xdg'), ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_VOICE: '', ROUTER_SPEECH_MODEL: '', ROUTER_EMBED_MODEL: '' };
-});
-afterAll(async () => {
-  await emu.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+emulatorPerFile('router-rich-edges-', (f) => ({ emu, dir, env } = f), (folder) => ({ ROUTER_STATE_DIR: join(folder, 'rs'), XDG_STATE_HOME: join(folder, 'xdg') }));
 
 const run = (args: string[], o: InProcessOptions = {}) => runInProcess(args, { ...o, env: { ...env, ...o.env } });
 const lastBody = () => emu.requestLog[emu.requestLog.length - 1]!.body as Record<string, any>;

@@ -1,16 +1,13 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { startCliEnv } from '../support/cli-env.js';
 import { startEmulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { localUpstream } from '../support/upstreams.js';
+import { startedForAll } from '../support/for-all.js';
 
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 
 const serve = (...args: string[]) => t.run(['serve', '--port', '0', '--state', join(t.dir, 'gw-state'), ...args]);
 const file = (name: string, text: string) => {

@@ -3,9 +3,10 @@ import { once } from 'node:events';
 import { existsSync, lutimesSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { startCliEnv } from '../support/cli-env.js';
 import { sayWhySkipped } from '../support/skip-reason.js';
+import { startedForAll } from '../support/for-all.js';
 
 // A pid is known only in its process namespace: two containers on one state volume with the same
 // host name (`--network host`, or a `hostname:` set alike), or a serve on the machine and one in such
@@ -31,11 +32,7 @@ async function serveElsewhere(state: string): Promise<{ child: ChildProcess; std
   return { child, stderr: () => stderr };
 }
 
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 
 describe('serve and a lock of a serve in another process namespace on this machine', () => {
   it.skipIf(!unshare || !existsSync(resolve('dist')))('a running serve in another pid namespace keeps its state: the second refuses', async () => {

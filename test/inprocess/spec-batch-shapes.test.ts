@@ -1,16 +1,13 @@
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { APIError, RouterClient } from '../../src/client/index.js';
-import { startInProcessEnv, type InProcessEnv } from '../support/inprocess-env.js';
+import { startInProcessEnv } from '../support/inprocess-env.js';
 import { waitBound } from '../support/until.js';
+import { startedForAll } from '../support/for-all.js';
 
 // Batch shapes as api.md's tables give them: an `object` row is never null; the 402 body of Get a
 // batch is the batch metadata (its own `error` among it) with results null.
-let t: InProcessEnv;
-beforeAll(async () => {
-  t = await startInProcessEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startInProcessEnv());
 
 const chatItem = (id: string, content: string, extra: Record<string, unknown> = {}) => ({ custom_id: id, body: { messages: [{ role: 'user', content }], ...extra } });
 const create = (requests: unknown[], key?: string, model = 'local/echo') => t.call('POST', '/v1/batches', { endpoint: '/v1/chat/completions', model, requests }, key);

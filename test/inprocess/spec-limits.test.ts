@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { post, startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { post, startCliEnv } from '../support/cli-env.js';
 import { until, waitBound } from '../support/until.js';
+import { startedForAll } from '../support/for-all.js';
 
 // Values the spec allows (it calls them provider-dependent, or sets no limit) are accepted by the
 // CLI and the emulator alike; a model may still answer with its own limit, named in the message.
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 const mgmt = () => ({ ROUTER_MANAGEMENT_KEY: t.managementKey });
 
 describe('limits the spec does not set', () => {

@@ -2,15 +2,12 @@
  * The spec's request rules, one case per rule, over raw HTTP against the emulator. Each case is
  * named by its rule id in the trace table of docs/conformance.md (`spec: <id>`).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { post, startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { post, startCliEnv } from '../support/cli-env.js';
 import { waitBound } from '../support/until.js';
+import { startedForAll } from '../support/for-all.js';
 
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 
 type Key = 'api' | 'management' | 'none' | 'wrong';
 interface Case {

@@ -1,15 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcessEnv, type InProcessEnv } from '../support/inprocess-env.js';
+import { describe, expect, it } from 'vitest';
+import { startInProcessEnv } from '../support/inprocess-env.js';
+import { startedForAll } from '../support/for-all.js';
 
 // Every value of a type the spec gives is checked (a wrong type is a 400, never read as something
 // else); limits hold only where the spec sets one. Over real HTTP against the emulator, in process.
-let t: InProcessEnv;
-beforeAll(async () => {
-  t = await startInProcessEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startInProcessEnv());
 
 const msg = (extra: object = {}) => ({ model: 'local/echo', messages: [{ role: 'user', content: 'x' }], ...extra });
 const resp = (extra: object = {}) => ({ model: 'local/echo', input: 'x', ...extra });

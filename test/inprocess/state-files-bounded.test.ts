@@ -1,16 +1,13 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { expect, it } from 'vitest';
+import { startCliEnv } from '../support/cli-env.js';
+import { startedForAll } from '../support/for-all.js';
 
 // Issue 45, item 9, the rest of its class: the files router keeps in its state folder (where batches
 // live, the local batch index, budget holds, a job's record) are read with a bound, only when regular.
 // Each a link to /dev/zero: before, each read grew memory without end; now each is passed over.
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv({ flavor: 'deployed' });
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv({ flavor: 'deployed' }));
 
 it('a link to /dev/zero as batch-places.json, batches.jsonl or a budget hold is passed over, not read', async () => {
   const state = t.env.ROUTER_STATE_DIR!;

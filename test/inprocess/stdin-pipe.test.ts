@@ -1,15 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync, constants, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { expect, it } from 'vitest';
+import { startCliEnv } from '../support/cli-env.js';
 import { runProcess } from '../support/run-process.js';
+import { startedForAll } from '../support/for-all.js';
 
-let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
+const t = startedForAll(() => startCliEnv());
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'router.cjs');
 

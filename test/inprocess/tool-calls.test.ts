@@ -1,10 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { describe, expect, it } from 'vitest';
+import { type Emulator } from '../../src/emulator/server.js';
 import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
+import { emulatorPerFile } from '../support/inprocess-env.js';
 import { RouterClient } from '../../src/client/index.js';
 import { MessageAssembler } from '../../src/client/message-assembler.js';
 
@@ -13,16 +13,7 @@ let emu: Emulator;
 let dir: string;
 let env: Record<string, string>;
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-tools-'));
-  emu = await startEmulator({ stateDir: join(dir, 'state'), port: 0, batchDelayMs: 0 });
-  const { apiKey, managementKey } = emu.store.firstKeys();
-  env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_CONFIG_DIR: join(dir, 'config'), XDG_STATE_HOME: join(dir, 'xdg'), ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_VOICE: '', ROUTER_SPEECH_MODEL: '', ROUTER_EMBED_MODEL: '' };
-});
-afterAll(async () => {
-  await emu.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+emulatorPerFile('router-tools-', (f) => ({ emu, dir, env } = f), (folder) => ({ XDG_STATE_HOME: join(folder, 'xdg') }));
 
 const run = (args: string[], o: InProcessOptions = {}) => runInProcess(args, { ...o, env: { ...env, ...o.env } });
 const chatBodies = () => emu.requestLog.filter((e) => e.path.endsWith('/chat/completions')).map((e) => e.body as Record<string, any>);

@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { describe, expect, it } from 'vitest';
+import { type Emulator } from '../../src/emulator/server.js';
 import { runInProcess } from '../support/inprocess.js';
+import { emulatorPerFile } from '../support/inprocess-env.js';
 
 // A tool command that prints its whole environment: router's keys (and copies of them in other
 // variables) are never in it, so never in what the model is sent either.
@@ -11,16 +11,7 @@ let emu: Emulator;
 let dir: string;
 let env: Record<string, string>;
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-tool-env-'));
-  emu = await startEmulator({ stateDir: join(dir, 'state'), port: 0, batchDelayMs: 0 });
-  const { apiKey, managementKey } = emu.store.firstKeys();
-  env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_CONFIG_DIR: join(dir, 'config'), XDG_STATE_HOME: join(dir, 'xdg'), ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_MCP: '' };
-});
-afterAll(async () => {
-  await emu.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+emulatorPerFile('router-tool-env-', (f) => ({ emu, dir, env } = f), (folder) => ({ XDG_STATE_HOME: join(folder, 'xdg'), ROUTER_MCP: '' }));
 
 describe('a tool that prints its environment', () => {
   it('gets neither key, in any variable; the model is sent neither', async () => {

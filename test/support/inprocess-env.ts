@@ -62,16 +62,16 @@ export interface FileEmulator {
 /**
  * Registers the hooks of a test file that shares one in-process emulator among its tests: started in
  * a fresh temp folder before them (the ROUTER_* settings a user may have set blanked), closed and
- * removed after. `set` receives it once it is up.
+ * removed after. `set` receives it once it is up; `env` (or what it gives for the folder) goes over its environment.
  */
-export function emulatorPerFile(prefix: string, set: (f: FileEmulator) => void, env: Record<string, string> = {}): void {
+export function emulatorPerFile(prefix: string, set: (f: FileEmulator) => void, env: Record<string, string> | ((dir: string) => Record<string, string>) = {}): void {
   let file: FileEmulator | undefined;
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), prefix));
     const emu = await startEmulator({ stateDir: join(dir, 'emu'), port: 0, batchDelayMs: 0 });
     const { apiKey, managementKey } = emu.store.firstKeys();
     const blank = { ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_VOICE: '', ROUTER_SPEECH_MODEL: '', ROUTER_EMBED_MODEL: '', ROUTER_NO_LOG: '', ROUTER_DAILY_BUDGET: '', ROUTER_MONTHLY_BUDGET: '' };
-    file = { emu, dir, env: { ...blank, ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_CONFIG_DIR: join(dir, 'config'), ...env } };
+    file = { emu, dir, env: { ...blank, ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_CONFIG_DIR: join(dir, 'config'), ...(typeof env === 'function' ? env(dir) : env) } };
     set(file);
   });
   afterAll(async () => {
