@@ -6,6 +6,7 @@
  */
 import { constants, createReadStream, openSync, statSync } from 'node:fs';
 import { addAbortSignal, type Readable } from 'node:stream';
+import { readLocalFile } from './local-file.js';
 
 /** A pipe or a device named as a file: a user's input read once as it comes, never a file of router's. */
 export function isPipe(path: string): boolean {
@@ -30,4 +31,15 @@ export async function readPipe(path: string, max: number, tooMuch: () => Error, 
     pieces.push(piece);
   }
   return Buffer.concat(pieces, size);
+}
+
+/** A file a user names, whole: a pipe or a device read once (readPipe), a regular file within `max` as well (a folder: EISDIR). */
+export async function readNamedFile(path: string, max: number, tooMuch: () => Error, signal?: AbortSignal): Promise<Buffer> {
+  if (isPipe(path)) return readPipe(path, max, tooMuch, signal);
+  try {
+    return readLocalFile(path, max);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EFBIG') throw tooMuch();
+    throw err;
+  }
 }

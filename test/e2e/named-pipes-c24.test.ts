@@ -44,3 +44,11 @@ it('--mcp <(cmd) is said to be a pipe, not a server, in one line (exit 12, as a 
   expect(r.stderr.trim().split('\n')).toHaveLength(1);
   expect(r).toMatchObject({ code: 12, stdout: '' });
 });
+
+it('a device named where a file of settings goes is read within a bound: --mcp /dev/zero, serve --providers /dev/zero', async () => {
+  // Both read 2 GiB of memory first (readFile, readFileSync of a device), then said what node said.
+  const mcp = await inBash('node "$BIN" chat --model local/echo --mcp /dev/zero hi');
+  expect(mcp).toMatchObject({ code: 12, stdout: '', stderr: expect.stringMatching(/^error: MCP server \/dev\/zero: could not start: it is a pipe or a device, not a server: --mcp takes/) });
+  const serve = await inBash('node "$BIN" serve --port 0 --providers /dev/zero');
+  expect(serve).toEqual({ code: 2, stdout: '', stderr: 'error: --providers /dev/zero: larger than 16 MiB, far more than a providers file holds\n' });
+});
