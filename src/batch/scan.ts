@@ -38,8 +38,12 @@ export interface ScanHooks {
 
 const ENDPOINTS: readonly string[] = BATCH_ENDPOINTS;
 
-/** A requests file must exist and be a file; said in words before anything is read or sent. */
-export function checkInputFile(file: string, pipedHint = 'give - and pipe the requests into stdin'): void {
+/**
+ * A requests file must exist and be a file; said in words before anything is read or sent. A pipe
+ * (`<(cmd)`) is refused, as it is read once and a requests file is read twice: checked, then sent
+ * (`router batch create` spools one first).
+ */
+export function checkInputFile(file: string, pipedHint = 'a pipe is read once, and a requests file twice (checked, then sent): save the requests to a file and give its path'): void {
   if (isBlankName(file)) throw invalid('the requests file name is empty');
   let st;
   try {
@@ -47,7 +51,6 @@ export function checkInputFile(file: string, pipedHint = 'give - and pipe the re
   } catch (err) {
     throw invalid(`cannot read ${file}: ${describeCode((err as NodeJS.ErrnoException).code ?? 'ENOENT')}`);
   }
-  // A pipe named as a file (`<(cmd)`, /dev/stdin) is refused: piped requests come on stdin, as "-".
   const piped = st.isFIFO() || st.isCharacterDevice();
   if (!st.isFile()) throw invalid(`${file} is not a file${st.isDirectory() ? ' (it is a folder)' : piped ? `: ${pipedHint}` : ''}`);
   try {

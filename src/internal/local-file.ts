@@ -5,7 +5,7 @@
  * no larger than `max`: a role or a config that is a link to /dev/zero grew memory at 125 MB/s.
  * The refusals are system errors of their own codes (ENOTFILE, EFBIG), said in words by system-errors.ts.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 
 /** Far more than any of these files holds. */
 export const MAX_LOCAL_FILE_BYTES = 16 * 1024 * 1024;
@@ -52,10 +52,4 @@ export function readLocalFile(path: string, max = MAX_LOCAL_FILE_BYTES): Buffer 
 /** The same as UTF-8 text. */
 export function readLocalText(path: string, max = MAX_LOCAL_FILE_BYTES): string {
   return readLocalFile(path, max).toString('utf8');
-}
-
-/** A pipe or a device named as a file (`<(cmd)`, /dev/stdin on a pipe): a user's input read once as it comes, never a file of router's. */
-export function isPipe(path: string): boolean {
-  const st = statSync(path, { throwIfNoEntry: false });
-  return !!st && (st.isFIFO() || st.isCharacterDevice());
 }

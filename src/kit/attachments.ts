@@ -5,6 +5,7 @@
 import { isUtf8 } from 'node:buffer';
 import { basename, extname } from 'node:path';
 import { readLocalFile } from '../internal/local-file.js';
+import { isPipe, readPipe } from '../internal/named-input.js';
 import { blankInput, onlyBlanks } from '../internal/blank.js';
 import { describeCode } from '../internal/system-errors.js';
 import { AttachmentError } from './errors.js';
@@ -114,14 +115,15 @@ export async function attachmentFromBytes(bytes: Uint8Array, opts: BytesOptions 
 
 /**
  * An attachment from a path or an http(s) URL. A file is read whole, at most 20 MiB (a larger one
- * is refused by its size, unread); a device or a pipe is refused.
+ * is refused by its size, unread); a pipe or a device (`<(cmd)`) is read once, refused past 20 MiB.
  */
 export async function readAttachment(source: string): Promise<Attachment> {
   if (isAttachmentUrl(source)) return attachmentFromUrl(source);
   let data: Buffer;
   try {
-    data = readLocalFile(source, MAX_ATTACHMENT_BYTES);
+    data = isPipe(source) ? await readPipe(source, MAX_ATTACHMENT_BYTES, () => tooLargeAttachment(source)) : readLocalFile(source, MAX_ATTACHMENT_BYTES);
   } catch (err) {
+    if (err instanceof AttachmentError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EFBIG') throw tooLargeAttachment(source);
     if (typeof code !== 'string') throw err;

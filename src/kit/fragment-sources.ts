@@ -10,6 +10,7 @@ import { ConnectionError, RouterError, TimeoutError } from '../client/errors.js'
 import { bodyError } from '../client/connection-errors.js';
 import { proxyFromEnv } from '../config/proxy.js';
 import { readLocalFile } from '../internal/local-file.js';
+import { isPipe, readPipe } from '../internal/named-input.js';
 import { childSignal } from '../internal/abort-fanout.js';
 import { describeCode } from '../internal/system-errors.js';
 import { FragmentError } from './errors.js';
@@ -58,16 +59,19 @@ export async function readFragment(ref: string, store: FragmentStore, opts: Frag
   const kept = store.find(ref);
   if (kept) return kept;
   let bytes: Buffer;
+  // A pipe named as a file (`<(cmd)`, /dev/stdin) is read once, as it comes, within the same bound.
+  const piped = isPipe(ref);
   try {
-    bytes = readLocalFile(ref, opts.maxBytes ?? MAX_FRAGMENT_BYTES);
+    bytes = piped ? await readPipe(ref, opts.maxBytes ?? MAX_FRAGMENT_BYTES, () => tooLarge(ref, opts.maxBytes), opts.signal) : readLocalFile(ref, opts.maxBytes ?? MAX_FRAGMENT_BYTES);
   } catch (err) {
+    if (err instanceof FragmentError || opts.signal?.aborted) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new FragmentError('not_found', ref, 'no file, URL, alias or hash of that name (router fragments list shows those kept)');
     if (code === 'EFBIG') throw tooLarge(ref, opts.maxBytes);
     if (code === 'EISDIR') throw new FragmentError('unreadable', ref, 'is a folder: name a file in it (one fragment a file)');
     throw new FragmentError('unreadable', ref, typeof code === 'string' ? `cannot read it (${describeCode(code)})` : (err as Error).message);
   }
-  return unkeptFragment(fragmentText(bytes, ref), resolve(ref));
+  return unkeptFragment(fragmentText(bytes, ref), piped ? ref : resolve(ref));
 }
 
 const tooLarge = (source: string, max = MAX_FRAGMENT_BYTES) => new FragmentError('too_large', source, `larger than ${max.toLocaleString('en-US')} bytes, the most a fragment holds`);

@@ -2,7 +2,8 @@
  * A `--mcp` given another program's file of MCP servers (Claude's and Cursor's `mcpServers`, VS Code's `servers`,
  * crush's `mcp`): no server to start, but each of its servers as the value that starts it here.
  */
-import { readFile } from 'node:fs/promises';
+import { MAX_LOCAL_FILE_BYTES } from '../internal/local-file.js';
+import { readNamedFile } from '../internal/named-input.js';
 
 const KEYS = ['mcpServers', 'servers', 'mcp', 'context_servers'];
 type Entry = { command?: unknown; args?: unknown; url?: unknown };
@@ -14,7 +15,8 @@ const shellWord = (w: string): string => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w
 async function jsonFile(argv: readonly string[]): Promise<unknown> {
   if (argv.length !== 1) return undefined;
   try {
-    return JSON.parse(await readFile(argv[0]!, 'utf8')) as unknown;
+    // Within a bound: `--mcp /dev/zero` read 2 GiB before it gave up.
+    return JSON.parse((await readNamedFile(argv[0]!, MAX_LOCAL_FILE_BYTES, () => new RangeError('too large'))).toString('utf8')) as unknown;
   } catch {
     return undefined;
   }

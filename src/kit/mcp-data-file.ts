@@ -2,7 +2,7 @@
  * A `--mcp` given a file that is no program (`--mcp data.jsonl`): the shell's "not found" or "not executable" said
  * what is wrong with a command, not that the file is data; this says what the file is and what --mcp takes.
  */
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 
 const TAKES = "--mcp takes a server's command line (npx -y PACKAGE, ./server.py) or its URL";
 
@@ -29,6 +29,9 @@ function kindOf(file: string, head: string): string {
 export async function dataFileProgram(argv: readonly string[], code: unknown): Promise<string | undefined> {
   if (argv.length !== 1 || (code !== 'ENOENT' && code !== 'EACCES')) return undefined;
   const file = argv[0]!;
+  // A pipe (`--mcp <(cmd)`) is left unread: what it holds is no program all the same.
+  const found = await stat(file).catch(() => undefined);
+  if (found?.isFIFO() || found?.isCharacterDevice()) return `it is a pipe or a device, not a server: ${TAKES}`;
   const handle = await open(file, 'r').catch(() => undefined);
   if (!handle) return undefined;
   try {

@@ -6,12 +6,11 @@
 import type { ChatMessage } from '../../client/types.js';
 import { TimeoutError } from '../../client/errors.js';
 import { FragmentError } from '../../kit/errors.js';
-import { FragmentStore, MAX_FRAGMENT_BYTES, unkeptFragment, type Fragment, type KeptMessage } from '../../kit/fragments.js';
-import { FRAGMENT_TIMEOUT_MS, fragmentText, isFragmentUrl, readFragment } from '../../kit/fragment-sources.js';
-import { isPipe } from '../../internal/local-file.js';
+import { FragmentStore, unkeptFragment, type Fragment, type KeptMessage } from '../../kit/fragments.js';
+import { FRAGMENT_TIMEOUT_MS, isFragmentUrl, readFragment } from '../../kit/fragment-sources.js';
 import { withSystem } from '../../kit/messages.js';
 import { describeSystemError, isSystemError } from '../../internal/system-errors.js';
-import { readFileFor, readTextFile } from '../io/input.js';
+import { readTextFile } from '../io/input.js';
 import type { IO } from '../io/io.js';
 import { waitingSpinner } from '../io/spinner.js';
 
@@ -25,7 +24,6 @@ export async function fragmentFrom(ref: string, store: FragmentStore, io: IO, fl
   const url = isFragmentUrl(ref);
   const stop = url ? waitingSpinner(io, `fetching ${ref} (up to ${flags.timeout ?? FRAGMENT_TIMEOUT_MS / 1000}s)`) : () => {};
   try {
-    if (!url && isPipe(ref)) return await pipedFragment(ref, signal);
     return await readFragment(ref, store, { env: io.env, signal, timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000, maxRetries: flags.maxRetries });
   } catch (err) {
     if (err instanceof FragmentError && err.cause instanceof TimeoutError) err.message += flags.timeout === undefined ? ' (the default); --timeout 2m waits longer' : ' (--timeout, which bounds the whole fetch of a fragment URL)';
@@ -33,13 +31,6 @@ export async function fragmentFrom(ref: string, store: FragmentStore, io: IO, fl
   } finally {
     stop();
   }
-}
-
-/** A fragment from a pipe named as a file (`-f <(cmd)`, `-f /dev/stdin`): read once, bounded as a file's. */
-async function pipedFragment(ref: string, signal: AbortSignal | undefined): Promise<Fragment> {
-  const tooMuch = () => new FragmentError('too_large', ref, `larger than ${MAX_FRAGMENT_BYTES.toLocaleString('en-US')} bytes, the most a fragment holds`);
-  const bytes = await readFileFor(`fragment ${ref}`, ref, signal, { max: MAX_FRAGMENT_BYTES, tooMuch });
-  return unkeptFragment(fragmentText(bytes, ref), ref);
 }
 
 export interface FragmentOpts {

@@ -1,5 +1,6 @@
 /** `router api [METHOD] PATH`: any endpoint, authenticated with the active profile (gh api). */
 import { gather, holdFirst, HELD_BYTES, pour, shownBody } from './api-body.js';
+import { streamEnd } from './api-stream-end.js';
 import type { RawResponse } from '../../client/core.js';
 import { afterReason, foreignErrorText, isErrorEnvelope, statusLine } from '../../client/errors.js';
 import { statusHint } from '../errors.js';
@@ -57,7 +58,7 @@ export const api = defineCommand({
     { name: '[path]', help: 'path relative to the API root, e.g. /v1/batches or /alpha/decisions' },
   ],
   flags: FLAGS,
-  notes: `The exit code follows the HTTP status (see "Exit codes" in router --help); the body is printed whatever the status, as it comes, decoded when coded (gzip, br, deflate) and with your keys shown as ****.`,
+  notes: `The exit code follows the HTTP status (see "Exit codes" in router --help), or that of the error an event stream ends in; the body is printed whatever the status, as it comes, decoded when coded (gzip, br, deflate) and with your keys shown as ****.`,
   examples: [
     'router api /v1/batches',
     "router api /v1/batches -f limit=2 --paginate --jq '.data[].id'",
@@ -185,7 +186,10 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
       const res = await client.raw.send({ method, path: pathOnly, query: { ...query, ...(after ? { after: [after] } : {}) }, headers, body }, { signal });
       if (io.verbose) io.note(`${method} ${pathOnly} -> ${res.status}${res.requestId ? ` (request ${res.requestId})` : ''}`);
       // The keys in use never go out, not even echoed by the server (a header, a body, 2xx or not, coded or not; in JSON, escaped).
-      const answer = shownBody(res, client.core.url(pathOnly, 'root'), withJsonForms(io.secrets), io.marked.marks);
+      const shown = shownBody(res, client.core.url(pathOnly, 'root'), withJsonForms(io.secrets), io.marked.marks);
+      // An event stream that fails under its 200 is passed on as it came, and exits as its error's status would.
+      const end = res.status === 200 ? streamEnd(res.headers['content-type']) : undefined;
+      const answer = end ? end.watch(shown) : shown;
       // The first MiB before anything is printed: a stdout that fails on the head must not lose what was made.
       const { head, more } = await holdFirst(answer, HELD_BYTES);
       if (opts.include) io.out(io.redact(statusAndHeaders(res)));
@@ -197,7 +201,10 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
       if (method !== 'GET') recordMade(ctx, method, pathOnly, head);
       const json = /json/.test(String(res.headers['content-type'] ?? ''));
       // Printed as it comes (bounded memory: a 64 MiB answer is never held whole), unless it is to be read as JSON.
-      if (!opts.paginate && opts.jq === undefined && !(json && io.stdoutTTY)) return await pour(io, head, answer, json);
+      if (!opts.paginate && opts.jq === undefined && !(json && io.stdoutTTY)) {
+        await pour(io, head, answer, json);
+        return end?.check(`${method} ${new URL(client.core.url(pathOnly, 'root')).pathname}`);
+      }
       const bytes = more ? Buffer.concat([head, ...(await gather(answer))]) : head;
       if (!opts.paginate) return print(ctx, bytes, res);
       const page = parse(bytes.toString('utf8'));

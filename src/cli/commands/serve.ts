@@ -182,7 +182,9 @@ async function gatewayOptions(opts: FlagValues<typeof FLAGS>, env: NodeJS.Proces
     if (dir !== undefined) throw usage(`--${opts.record !== undefined ? 'record' : 'replay'} needs --providers FILE: cassettes hold upstream exchanges`);
     return undefined;
   }
-  const { readFileSync, statSync } = await import('node:fs');
+  const { statSync } = await import('node:fs');
+  const { readNamedFile } = await import('../../internal/named-input.js');
+  const { MAX_LOCAL_FILE_BYTES } = await import('../../internal/local-file.js');
   const flag = opts.record !== undefined ? 'record' : 'replay';
   const found = dir === undefined ? undefined : statSync(dir, { throwIfNoEntry: false });
   if (found && !found.isDirectory()) throw usage(`--${flag} ${dir} is a file, not a folder`);
@@ -191,8 +193,9 @@ async function gatewayOptions(opts: FlagValues<typeof FLAGS>, env: NodeJS.Proces
   if (opts.record !== undefined || opts.recordMissing) await writableFolder(`--${flag}`, dir!, 0o777);
   let bytes: Buffer;
   try {
-    bytes = readFileSync(opts.providers);
+    bytes = await readNamedFile(opts.providers, MAX_LOCAL_FILE_BYTES, () => usage(`--providers ${opts.providers}: larger than ${MAX_LOCAL_FILE_BYTES / 1024 / 1024} MiB, far more than a providers file holds`));
   } catch (err) {
+    if (err instanceof CliError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw usage(`--providers ${opts.providers}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a folder, not a file' : (err as Error).message}`);
   }

@@ -1,10 +1,11 @@
-import { constants, createReadStream, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { fstatSync, readdirSync, readSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { collectBounded, inputTooLarge, MAX_INPUT_BYTES } from './bounded-read.js';
 import { usage } from '../exit-codes.js';
 import type { IO } from './io.js';
 import { readStdin, readStdinBytes } from './read-stdin.js';
 import { describeCode, isSystemError } from '../../internal/system-errors.js';
+import { namedFileStream } from '../../internal/named-input.js';
 import { blankInput, isBlank, onlyBlanks } from '../../internal/blank.js';
 import { utf8Text } from './utf8.js';
 import type { FlagValues } from '../flags/flags.js';
@@ -179,27 +180,12 @@ export async function readFileFor(flag: string, path: string, signal?: AbortSign
   try {
     const st = await stat(path);
     if (st.isFile() && st.size > max) throw tooMuch();
-    return await collectBounded(await fileStream(path, st), what, signal, max, tooMuch);
+    return await collectBounded(await namedFileStream(path, st), what, signal, max, tooMuch);
   } catch (err) {
     // Only the system's failures are said here (a bound's error, a kit error with a `code` of its own, goes on as it is).
     if (!isSystemError(err) || signal?.aborted) throw err;
     throw usage(`${flag}: cannot read ${path} (${describeCode(err.code)})`);
   }
-}
-
-/** A file's bytes as they come: a named pipe (`<(cmd)`, /dev/stdin on a pipe) read as a pipe. */
-export async function fileStream(path: string, st: { isFIFO(): boolean }): Promise<AsyncIterable<Buffer>> {
-  return st.isFIFO() ? fifoStream(path) : createReadStream(path);
-}
-
-/**
- * A named pipe, opened without waiting for its writer and read as a pipe: a blocking open waits
- * in a thread that neither Ctrl-C nor an exit can end.
- */
-async function fifoStream(path: string): Promise<AsyncIterable<Buffer>> {
-  const { Socket } = await import('node:net');
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  return new Socket({ fd, readable: true, writable: false });
 }
 
 /** Reads a JSON file ("-" for stdin) with a one-line error naming the flag. */

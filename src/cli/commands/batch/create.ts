@@ -7,7 +7,7 @@ import { describeHolder } from '../../../internal/file-lock.js';
 import { earlierCreate } from './earlier-create.js';
 import { createHash } from 'node:crypto';
 import { checkInputFile, scanRequests } from '../../../batch/scan.js';
-import { isPipe } from '../../../internal/local-file.js';
+import { isPipe } from '../../../internal/named-input.js';
 import { requestStream } from '../../../batch/upload.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import type { RunContext } from '../../run.js';

@@ -23,8 +23,8 @@ export async function spoolStdin(stdin: InStream, signal?: AbortSignal): Promise
 /** The same for a pipe or device named as a file (`batch create <(cmd)`). */
 export async function spoolPiped(file: string, signal?: AbortSignal): Promise<{ path: string; cleanup: () => void }> {
   const { statSync } = await import('node:fs');
-  const { fileStream } = await import('../../io/input.js');
-  return spool(await fileStream(file, statSync(file)), file, signal);
+  const { namedFileStream } = await import('../../../internal/named-input.js');
+  return spool(await namedFileStream(file, statSync(file)), file, signal);
 }
 
 async function spool(source: AsyncIterable<Buffer>, what: string, signal?: AbortSignal): Promise<{ path: string; cleanup: () => void }> {
