@@ -38,7 +38,7 @@ const TABLE: [string, Record<string, unknown>, number, string | undefined, strin
   ['route "fallback" (the deprecated alias) falls back the same', { model: 'local/echo', route: 'fallback' }, 200, 'local/echo@local-beta', ['local/echo@local-alpha 502', 'local/echo@local-beta 200']],
   ['sort by price, a tie: the providers in their order', { model: 'local/echo', provider: { sort: 'price' } }, 200, 'local/echo@local-beta', ['local/echo@local-alpha 502', 'local/echo@local-beta 200']],
   ['provider.order asks the second first', { model: 'local/echo', provider: { order: ['local-beta'] } }, 200, 'local/echo@local-beta', ['local/echo@local-beta 200']],
-  ['allow_fallbacks false: the one provider allowed fails', { model: 'local/echo', provider: { allow_fallbacks: false } }, 502, undefined, []],
+  ['allow_fallbacks false: the one provider allowed fails', { model: 'local/echo', provider: { allow_fallbacks: false } }, 502, undefined, ['local/echo@local-alpha 502']],
   ['allow_fallbacks false still walks the models list', { models: ['local/echo', 'local/thinker'], provider: { allow_fallbacks: false } }, 200, 'local/thinker@local-beta', ['local/echo@local-alpha 502', 'local/thinker@local-beta 200']],
   ['a models list: each provider of the first model fails, then the next', { models: ['local/tools', 'local/echo'] }, 200, 'local/echo@local-beta', ['local/tools@local-alpha 502', 'local/echo@local-alpha 502', 'local/echo@local-beta 200']],
 ];
@@ -48,19 +48,23 @@ async function ask(e: Emulator, key: string, body: Record<string, unknown>) {
   return { status: res.status, json: (await res.json()) as any };
 }
 
-/** What both routings must say alike: who answered, the providers asked with their statuses, those passed over and why; or the refusal's words after the failures'. */
+/**
+ * What both routings must say alike: who answered, the providers asked with their statuses, those passed over and
+ * why (a failure's 502 carries them too, beside its error); a refusal's words after the failures'.
+ */
 function said(r: { status: number; json: any }) {
-  if (r.status !== 200) return { status: r.status, passedOver: String(r.json.error?.message).replace(/^.*?; passed over, no provider asked: /, '') };
   const { attempts, endpoints, strategy, attempt } = r.json.openrouter_metadata;
   const passedOver = r.json.router_metadata.passed_over.map((p: { provider: string; model: string; reason: string }) => `${p.model}@${p.provider}: ${p.reason}`);
-  return { status: 200, answered: `${r.json.model}@${r.json.provider}`, attempts: attempts.map((a: any) => `${a.model}@${a.provider} ${a.status}`), attempt, strategy, endpoints, passedOver };
+  const routing = { attempts: attempts.map((a: any) => `${a.model}@${a.provider} ${a.status}`), attempt, strategy, endpoints, passedOver };
+  if (r.status !== 200) return { status: r.status, ...routing, refusal: String(r.json.error?.message).replace(/^.*?; passed over, no provider asked: /, '') };
+  return { status: 200, answered: `${r.json.model}@${r.json.provider}`, ...routing };
 }
 
 describe.each(FLAVORS)('the fake models (%s) fall back past a failing provider as the gateway does', (flavor) => {
   it.each(TABLE)('%s', async (_name, body, status, answered, attempts) => {
     const fake = fakes.get(flavor)!;
     const own = said(await ask(fake, fake.store.firstKeys().apiKey, body));
-    expect(own).toMatchObject({ status, ...(answered && { answered, attempts }) });
+    expect(own).toMatchObject({ status, attempts, ...(answered && { answered }) });
     const gateway = said(await ask(chain.gateway, chain.key, JSON.parse(asGateway(JSON.stringify(body))) as Record<string, unknown>));
     expect(JSON.parse(asGateway(JSON.stringify(own)))).toEqual(gateway);
   });
@@ -91,6 +95,13 @@ describe.each(FLAVORS)('the fake models (%s) fall back past a failing provider a
     expect(r.stderr.split('\n').filter((l) => l.startsWith('router:'))).toEqual([
       'router: chat: local/echo -> local/echo via local-beta (attempt 2); failed: local-alpha (local-alpha: Injected fault: HTTP 502)',
       'router: attempts: local/echo via local-alpha (502), local/echo via local-beta (200)',
+    ]);
+    // --no-fallbacks: the one provider asked failed, the other is named as passed over (the 502's metadata).
+    const refused = await runInProcess(['chat', '--model', 'local/echo', '--no-fallbacks', '--router-metadata', '--no-stream', 'hi'], { env });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr.split('\n').filter((l) => l.startsWith('router:'))).toEqual([
+      'router: attempt 1: local/echo via local-alpha failed: local-alpha: Injected fault: HTTP 502',
+      'router: passed over: local/echo via local-beta: local-beta: not the first provider (local-alpha), and provider.allow_fallbacks is false',
     ]);
   });
 });

@@ -69,7 +69,7 @@ function inputText(input: unknown): { prompt: string; lastUser: string } {
 
 export function planResponses(body: Body, created: number, opts: { routerMetadata?: MetadataAsk; stream?: boolean; fault?: FaultRule } = {}) {
   validateResponses(body);
-  const routed = route(body, 'chat', opts.fault);
+  const routed = route(body, 'chat', { fault: opts.fault, ask: opts.routerMetadata, api: 'responses' });
   const { prompt, lastUser } = inputText(body.input);
   const fullPrompt = typeof body.instructions === 'string' ? `system: ${body.instructions}\n${prompt}` : prompt;
   checkOutputLimit(routed.model, body.max_output_tokens as number | undefined, 'max_output_tokens');

@@ -1,12 +1,11 @@
 import { HttpError } from '../http/http.js';
 import { inOrder, providerNames, resolveModel } from '../http/validate.js';
-import type { FaultRule } from '../http/faults.js';
 import type { ModelSpec } from '../models/models.js';
 import type { Attempt } from './attempt.js';
 import { cheapestFirst, rulesOf, ruledOut, whyNot } from './provider-rules.js';
 import { namedOut, withoutFallbacks } from './provider-choice.js';
 import { allFailed } from './all-failed.js';
-import type { Routed } from './routed.js';
+import { failedMetadataFields, type RouteAsk, type Routed } from './routed.js';
 
 type Body = Record<string, unknown>;
 type Kind = 'chat' | 'speech' | 'embedding';
@@ -23,10 +22,10 @@ interface Skipped {
  * that names no model here and a provider the request's preferences pass over (`only`, `ignore`, `allow_fallbacks:
  * false`, a rule) are never asked (`passed`, as the gateway names them); a model that is down is asked at each
  * provider and fails (502, the words of a gateway's fake models), as is a provider a `provider=` fault names
- * (`fault`): the next provider is asked. The request is a 400 on the first id only when none is a model; a 404
- * when the request's preferences leave no provider; allFailed's 502 (429) when every provider asked failed.
+ * (`at.fault`): the next provider is asked. The request is a 400 on the first id only when none is a model; a 404
+ * when the request's preferences leave no provider; allFailed's 502 (429) when every provider asked failed, with the metadata `at.ask` opted in to.
  */
-export function route(body: Body, kind: Kind, fault?: FaultRule): Routed {
+export function route(body: Body, kind: Kind, at?: RouteAsk): Routed {
   const requested = (body.model as string | undefined) ?? (Array.isArray(body.models) ? (body.models[0] as string) : undefined);
   const chain = [...new Set([requested, ...(Array.isArray(body.models) ? (body.models as string[]) : [])].filter((m): m is string => !!m))];
   const models = cheapestFirst(body, chain.length ? chain.map((id) => knownModel(id, kind)) : [resolveModel(undefined, kind, kind === 'chat' ? 'local/echo' : undefined)]);
@@ -65,7 +64,7 @@ export function route(body: Body, kind: Kind, fault?: FaultRule): Routed {
     if (chosen) continue;
     passed.push(...ruled);
     for (const provider of providers) {
-      const failure = model.unavailable ? { error: `${model.id}: unavailable`, status: 502 } : faultAt(fault, provider);
+      const failure = model.unavailable ? { error: `${model.id}: unavailable`, status: 502 } : faultAt(at?.fault, provider);
       if (!failure) {
         chosen = { model, provider };
         break;
@@ -78,11 +77,11 @@ export function route(body: Body, kind: Kind, fault?: FaultRule): Routed {
     if (ruledAll.length) throw ruledOut(ruledAll);
     throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
   }
-  throw allFailed(passed);
+  throw allFailed(passed, failedMetadataFields(requested ?? chain[0]!, endpoints, passed, at));
 }
 
 /** A `provider=` fault's failure of that provider (the words a gateway's upstream would say), else undefined. */
-function faultAt(fault: FaultRule | undefined, provider: string): Pick<Attempt, 'error' | 'status' | 'retryAfter'> | undefined {
+function faultAt(fault: RouteAsk['fault'], provider: string): Pick<Attempt, 'error' | 'status' | 'retryAfter'> | undefined {
   if (fault?.kind !== 'status' || fault.provider !== provider) return undefined;
   return { error: `${provider}: Injected fault: HTTP ${fault.status}`, status: fault.status, ...(fault.retryAfter !== undefined && { retryAfter: fault.retryAfter }) };
 }
