@@ -69,6 +69,17 @@ describe.each(FLAVORS)('the fake models (%s) fall back past a failing provider a
     expect(JSON.parse(asGateway(JSON.stringify(own)))).toEqual(gateway);
   });
 
+  it.each([
+    ['a sort no one knows', { sort: 'bogus' }, 'provider.sort must be one of price, throughput, latency, exacto, got "bogus"'],
+    ['a sort of another type', { sort: 42 }, 'provider.sort must be one of price, throughput, latency, exacto, got 42'],
+    ['a partition no one knows', { sort: { by: 'price', partition: 'x' } }, 'provider.sort.partition must be one of model, none'],
+  ])('%s is a 400 from both, nothing asked', async (_name, provider, words) => {
+    const fake = fakes.get(flavor)!;
+    const own = await ask(fake, fake.store.firstKeys().apiKey, { model: 'local/echo', provider });
+    const gateway = await ask(chain.gateway, chain.key, { model: 'local/echo', provider });
+    expect([own.status, own.json.error.message, gateway.status, gateway.json.error.message]).toEqual([400, words, 400, words]);
+  });
+
   it('allow_fallbacks false: the provider not asked is named in the 502', async () => {
     const fake = fakes.get(flavor)!;
     const r = await ask(fake, fake.store.firstKeys().apiKey, { model: 'local/echo', provider: { allow_fallbacks: false } });

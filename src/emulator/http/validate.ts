@@ -90,7 +90,18 @@ export function providerNames(provider: unknown): Named {
     if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) bad(`provider.${field} must be an array of provider slugs`);
     return v as string[];
   };
+  checkSort(p.sort);
   return { only: list('only', p.only), ignore: list('ignore', p.ignore) ?? [], order: list('order', p.order) ?? [], allowFallbacks: p.allow_fallbacks !== false };
+}
+
+/** The OpenAPI's ProviderSort (a name) or ProviderSortConfig (`{by, partition}`); the fake models measure nothing, so any known one keeps their order. */
+const SORTS = ['price', 'throughput', 'latency', 'exacto'];
+export function checkSort(sort: unknown): void {
+  if (sort === undefined || sort === null) return;
+  const config = typeof sort === 'object' && !Array.isArray(sort) ? (sort as Body) : undefined;
+  const by = config ? config.by : sort;
+  if (by !== undefined && by !== null && !SORTS.includes(by as string)) bad(`provider.sort${config ? '.by' : ''} must be one of ${SORTS.join(', ')}, got ${JSON.stringify(by)}`);
+  if (config?.partition !== undefined && config.partition !== null && config.partition !== 'model' && config.partition !== 'none') bad('provider.sort.partition must be one of model, none');
 }
 
 /** `slugs` with those `order` names first, in its order. */

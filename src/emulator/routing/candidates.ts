@@ -1,4 +1,4 @@
-import { bad, checkModelsList } from '../http/validate.js';
+import { bad, checkModelsList, checkSort } from '../http/validate.js';
 import { MODEL_ID_PATTERN, MODELS, type ModelKind } from '../models/models.js';
 import type { LocalModels } from '../providers/local.js';
 import type { ProviderAdapter, ProviderModel } from '../providers/types.js';
@@ -42,6 +42,7 @@ function prefsOf(provider: unknown, route: unknown): Prefs {
     if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) bad(`provider.${field} must be an array of provider slugs`);
     return v as string[];
   };
+  checkSort(p.sort);
   const sort = typeof p.sort === 'string' ? p.sort : ((p.sort as Body | null)?.by as string | undefined);
   // The gateway measures no latency or throughput of its upstreams: a sort by them is refused, not ignored.
   if (sort !== undefined && sort !== null && sort !== 'price') bad(`provider.sort ${JSON.stringify(sort)}: this gateway measures no latency or throughput of its providers; sort by "price", or rank them with provider.order`);
