@@ -129,7 +129,9 @@ describe('router_metadata: providers asked apart from those passed over', () => 
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     const meta = r.json.router_metadata;
     expect(meta).toMatchObject({ attempt: 1, strategy: 'direct', attempts: [{ provider: 'beta', model: 'test/r', ok: true }] });
-    expect(meta.passed_over.map((p: any) => p.provider)).toEqual(['notools']);
+    // The provider the request ignores is passed over too, first (as the request names it out before any rule).
+    expect(meta.passed_over.map((p: any) => [p.provider, p.reason])).toEqual([['down', 'down: named in provider.ignore'], ['notools', expect.stringContaining('provider.require_parameters')]]);
+    expect(meta.endpoints.total).toBe(3);
   });
 });
 

@@ -48,6 +48,22 @@ const CHAINS: [string, Record<string, unknown>][] = [
   ['provider.order', { model: 'local/lorem', provider: { order: ['local-beta'] } }],
   ['a fallback that answers third after an unknown id and a ruled-out model', { models: ['nosuch/x', 'local/echo', 'local/lorem'], provider: { max_price: { prompt: 0.6 } } }],
   ['direct', { model: 'local/lorem' }],
+  ['provider.only leaves the second provider', { model: 'local/echo', provider: { only: ['local-beta'] } }],
+  ['allow_fallbacks false keeps the first provider', { model: 'local/echo', provider: { allow_fallbacks: false } }],
+  ['allow_fallbacks false keeps those provider.order names', { model: 'local/lorem', provider: { order: ['local-beta'], allow_fallbacks: false } }],
+  ['provider.ignore on each model of a fallback chain', { models: ['local/thinker', 'local/lorem'], provider: { ignore: ['local-beta'] } }],
+];
+
+/** The providers a request itself leaves out (`only`, `ignore`, `allow_fallbacks: false`): each named with why, and counted as an endpoint. */
+const NAMED_OUT: [string, Record<string, unknown>, { provider: string; model: string; reason: string }[], number][] = [
+  ['provider.only', { model: 'local/echo', provider: { only: ['local-beta'] } }, [{ provider: 'local-alpha', model: 'local/echo', reason: 'local-alpha: not named in provider.only' }], 2],
+  ['provider.ignore', { model: 'local/echo', provider: { ignore: ['local-alpha'] } }, [{ provider: 'local-alpha', model: 'local/echo', reason: 'local-alpha: named in provider.ignore' }], 2],
+  ['allow_fallbacks false', { model: 'local/echo', provider: { allow_fallbacks: false } }, [{ provider: 'local-beta', model: 'local/echo', reason: 'local-beta: not the first provider (local-alpha), and provider.allow_fallbacks is false' }], 2],
+  ['allow_fallbacks false with order', { model: 'local/lorem', provider: { order: ['local-beta'], allow_fallbacks: false } }, [{ provider: 'local-alpha', model: 'local/lorem', reason: 'local-alpha: not in provider.order, and provider.allow_fallbacks is false' }], 2],
+  ['provider.ignore on a fallback chain', { models: ['local/thinker', 'local/lorem'], provider: { ignore: ['local-beta'] } }, [
+    { provider: 'local-beta', model: 'local/thinker', reason: 'local-beta: named in provider.ignore' },
+    { provider: 'local-beta', model: 'local/lorem', reason: 'local-beta: named in provider.ignore' },
+  ], 3],
 ];
 
 /** The fake models' provider slugs as the gateway's providers file names them. */
@@ -100,6 +116,15 @@ describe.each(FLAVORS)('the fake models (%s) route a chain as the gateway does',
       ],
       endpoints: { available: [{ model: 'local/lorem', provider: 'local-alpha', selected: true }, { model: 'local/lorem', provider: 'local-beta', selected: false }], total: 4 },
     });
+  });
+
+  it.each(NAMED_OUT)('names each provider %s leaves out in passed_over, and endpoints.total counts it', async (_name, body, passedOver, total) => {
+    const own = shared(await ask(fake, fake.store.firstKeys().apiKey, body));
+    expect(own.router.passed_over).toEqual(passedOver.map((p) => ({ ...p, status: 404 })));
+    expect(own.router.endpoints.total).toBe(total);
+    expect(own.openrouter.endpoints.total).toBe(total);
+    expect(own.router.endpoints.available.length).toBe(total - passedOver.length);
+    expect(own.router.summary).toContain(`passed over, not asked: ${passedOver.map((p) => `${p.provider} (${p.reason})`).join(', ')}`);
   });
 
   it("the CLI's routing note says the same lines for both, as docs/gateway.md shows them", async () => {

@@ -47,7 +47,9 @@ describe('router speak routing flags', () => {
     const r = await speak('--no-fallbacks');
     expect(r.code).toBe(7);
     expect(r.stderr).toContain('router: attempt 1: test/tts via dead failed: dead: connection refused (ECONNREFUSED)\n');
-    expect(r.stderr).not.toContain('via up');
+    // `up` never asked: no attempt of it, and named as passed over with why.
+    expect(r.stderr).not.toContain('attempt 2');
+    expect(r.stderr).toContain('router: passed over: test/tts via up: up: not the first provider (dead), and provider.allow_fallbacks is false\n');
   });
 
   it('--models ids are checked before anything is sent, as chat checks them', async () => {

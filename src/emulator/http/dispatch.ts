@@ -79,7 +79,8 @@ async function applyFault(fault: FaultRule | undefined, req: IncomingMessage, re
     }) as typeof res.end;
     return false;
   }
-  if (fault?.kind === 'status') {
+  // One provider's failure is the routing's to meet (fake-route.ts), not the request's.
+  if (fault?.kind === 'status' && fault.provider === undefined) {
     const headers: Record<string, string> = {};
     if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
     throw new HttpError(fault.status!, `Injected fault: HTTP ${fault.status}`, undefined, headers);

@@ -3,6 +3,7 @@
  * from `router serve --fault`, or from `POST /_emulator/faults` (server-wide, optionally `times`, `path` and `method`).
  *
  * Spec syntax: `KIND[,key=value...]`, e.g. `429,retry_after=1`, `503,times=2`, `slow,delay_ms=800`,
+ * `503,provider=local-alpha` (that provider of the fake models fails: the routing falls back),
  * `cut,after=3`, `error-chunk,after=2`, `malformed`, `reset`, and `lost` (the request is carried out
  * in full, then its answer is lost: the connection is reset instead), and `held` (carried out in full, its
  * answer never sent while the connection stays open: a client killed before it heard).
@@ -22,6 +23,11 @@ export interface FaultRule {
   path?: string;
   /** Only requests of this method (GET, POST, …). */
   method?: string;
+  /**
+   * A status fault of one provider of the fake models (`503,provider=local-alpha`): the routing asks it and it
+   * fails, and the request falls back to the next provider as a gateway's would (unless `allow_fallbacks: false`).
+   */
+  provider?: string;
   /** Only requests of this workspace (rules set through the emulator route); all when absent. */
   workspace?: string;
 }
@@ -57,8 +63,10 @@ export function parseFault(spec: string): FaultRule {
     else if (k === 'times') rule.times = whole(k, v, 1);
     else if (k === 'path') rule.path = v;
     else if (k === 'method') rule.method = v.toUpperCase();
+    else if (k === 'provider' && v) rule.provider = v;
     else throw new FaultSpecError(`unknown fault option "${k}"`);
   }
+  if (rule.provider !== undefined && rule.kind !== 'status') throw new FaultSpecError(`provider=${rule.provider} goes with a status fault only (e.g. 503,provider=${rule.provider})`);
   if (rule.kind === 'slow' && rule.delayMs === undefined) rule.delayMs = 1000;
   return rule;
 }

@@ -1,6 +1,7 @@
 import { HttpError } from './http.js';
 import { MODEL_ID_PATTERN, PROVIDERS, findModel, type ModelKind, type ModelSpec } from '../models/models.js';
 import { notAModelOfKind } from '../models/model-kind-words.js';
+import type { Named } from '../routing/provider-choice.js';
 
 type Body = Record<string, unknown>;
 
@@ -76,14 +77,11 @@ export function pickProvider(model: ModelSpec, provider: unknown, qualifies: (sl
   return allowedProviders(model, provider, qualifies)[0];
 }
 
-/**
- * A model's providers under the caller's routing preferences, in their order (`provider.order` first): none when
- * none is allowed. The fake models never fall back to a model's next provider: `allow_fallbacks` changes nothing.
- */
-export function allowedProviders(model: ModelSpec, provider: unknown, qualifies: (slug: string) => boolean = () => true): string[] {
-  if (provider === undefined || provider === null) return model.providers;
+/** The providers a request names (`provider.only`, `ignore`, `order`, `allow_fallbacks`), its flags checked. */
+export function providerNames(provider: unknown): Named {
+  if (provider === undefined || provider === null) return { ignore: [], order: [], allowFallbacks: true };
   if (typeof provider !== 'object' || Array.isArray(provider)) bad('provider must be an object');
-  const p = provider as { only?: unknown; ignore?: unknown; order?: unknown } & Body;
+  const p = provider as Body;
   for (const flag of ['allow_fallbacks', 'zdr']) {
     if (p[flag] !== undefined && p[flag] !== null && typeof p[flag] !== 'boolean') bad(`provider.${flag} must be a boolean`);
   }
@@ -92,12 +90,27 @@ export function allowedProviders(model: ModelSpec, provider: unknown, qualifies:
     if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) bad(`provider.${field} must be an array of provider slugs`);
     return v as string[];
   };
-  const only = list('only', p.only);
-  const ignore = list('ignore', p.ignore) ?? [];
-  const order = list('order', p.order) ?? [];
-  let candidates = model.providers.filter((slug) => (!only || only.includes(slug)) && !ignore.includes(slug)).filter(qualifies);
-  candidates = [...order.filter((s) => candidates.includes(s)), ...candidates.filter((s) => !order.includes(s))];
-  return candidates;
+  checkSort(p.sort);
+  return { only: list('only', p.only), ignore: list('ignore', p.ignore) ?? [], order: list('order', p.order) ?? [], allowFallbacks: p.allow_fallbacks !== false };
+}
+
+/** The OpenAPI's ProviderSort (a name) or ProviderSortConfig (`{by, partition}`); the fake models measure nothing, so any known one keeps their order. */
+const SORTS = ['price', 'throughput', 'latency', 'exacto'];
+export function checkSort(sort: unknown): void {
+  if (sort === undefined || sort === null) return;
+  const config = typeof sort === 'object' && !Array.isArray(sort) ? (sort as Body) : undefined;
+  const by = config ? config.by : sort;
+  if (by !== undefined && by !== null && !SORTS.includes(by as string)) bad(`provider.sort${config ? '.by' : ''} must be one of ${SORTS.join(', ')}, got ${JSON.stringify(by)}`);
+  if (config?.partition !== undefined && config.partition !== null && config.partition !== 'model' && config.partition !== 'none') bad('provider.sort.partition must be one of model, none');
+}
+
+/** `slugs` with those `order` names first, in its order. */
+export const inOrder = (slugs: string[], order: string[]) => (order.length ? [...order.filter((s) => slugs.includes(s)), ...slugs.filter((s) => !order.includes(s))] : slugs);
+
+/** A model's providers under the caller's routing preferences, in their order (`provider.order` first): none when none is allowed. */
+export function allowedProviders(model: ModelSpec, provider: unknown, qualifies: (slug: string) => boolean = () => true): string[] {
+  const { only, ignore, order } = providerNames(provider);
+  return inOrder(model.providers.filter((slug) => (!only || only.includes(slug)) && !ignore.includes(slug)).filter(qualifies), order);
 }
 
 export function knownProvider(slug: string): boolean {

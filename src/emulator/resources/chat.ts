@@ -1,7 +1,7 @@
 import { randomHex } from '../http/ids.js';
 import { HttpError, type BeforeParse, type Ctx } from '../http/http.js';
 import { costOf, generate, outputLimit, pieces, piecesOf, seedOf, prng, type Generation, type ModelSpec } from '../models/models.js';
-import { asksMetadata, metadataFields, type MetadataAsk, type Routed } from '../routing/routed.js';
+import { asksMetadata, metadataFields, type MetadataAsk, type RouteAsk, type Routed } from '../routing/routed.js';
 import { route } from '../routing/fake-route.js';
 
 export type { Routed };
@@ -101,9 +101,10 @@ export interface ChatPlan {
   rich?: RichMessage;
 }
 
-export function planChat(body: Body): ChatPlan {
+/** `at`: a request's `provider=` fault (one provider of the fake models failing) and the metadata asked (fake-route.ts). */
+export function planChat(body: Body, at?: RouteAsk): ChatPlan {
   validateChat(body);
-  const routed = route(body, 'chat');
+  const routed = route(body, 'chat', at);
   const messages = body.messages as Body[];
   const promptText = messages.map((m) => `${m.role}: ${textOf(m.content)}`).join('\n');
   const lastUser = textOf([...messages].reverse().find((m) => m.role === 'user')?.content ?? '');
@@ -204,7 +205,7 @@ export async function handleChat(ctx: Ctx, gateway?: ChatGateway, given?: Body):
   const body: Body = given ?? (await ctx.json<Body>(CHAT_BEFORE_PARSE));
   if (gateway?.takes(body)) return gateway.chat(ctx, body);
   const sessionId = ctx.sessionId(body);
-  const plan = planChat(body);
+  const plan = planChat(body, { fault: ctx.fault, ask: ctx.wantsRouterMetadata(), api: 'chat' });
   const id = (ctx.generation = genId());
   ctx.servedBy = { model: plan.routed.model.id, provider: plan.routed.provider };
   // A stream's hold is settled at its end (given back after a kill -9 mid-stream); a whole answer's is its charge.

@@ -17,6 +17,7 @@ import { asChatMessages, functionCallEvents, functionCallItems } from '../models
 import { keepContent } from './generation-content.js';
 import { recordGeneration } from './generations.js';
 import type { ChatGateway } from '../providers/types.js';
+import type { FaultRule } from '../http/faults.js';
 
 type Body = Record<string, unknown>;
 
@@ -66,9 +67,9 @@ function inputText(input: unknown): { prompt: string; lastUser: string } {
   return { prompt: lines.join('\n'), lastUser: textOf(lastUser?.content) };
 }
 
-export function planResponses(body: Body, created: number, opts: { routerMetadata?: MetadataAsk; stream?: boolean } = {}) {
+export function planResponses(body: Body, created: number, opts: { routerMetadata?: MetadataAsk; stream?: boolean; fault?: FaultRule } = {}) {
   validateResponses(body);
-  const routed = route(body, 'chat');
+  const routed = route(body, 'chat', { fault: opts.fault, ask: opts.routerMetadata, api: 'responses' });
   const { prompt, lastUser } = inputText(body.input);
   const fullPrompt = typeof body.instructions === 'string' ? `system: ${body.instructions}\n${prompt}` : prompt;
   checkOutputLimit(routed.model, body.max_output_tokens as number | undefined, 'max_output_tokens');
@@ -163,7 +164,7 @@ async function handleResponses(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   if (gateway) refuseWithoutResponses(body.model, gateway);
   const sessionId = ctx.sessionId(body);
   const created = Math.floor(ctx.store.now() / 1000);
-  const plan = planResponses(body, created, { routerMetadata: ctx.wantsRouterMetadata(), stream: body.stream === true });
+  const plan = planResponses(body, created, { routerMetadata: ctx.wantsRouterMetadata(), stream: body.stream === true, fault: ctx.fault });
   const { gen, routed } = plan;
   ctx.generation = plan.result.id as string;
   const reasoningTokens = (((plan.result.usage as Body).output_tokens_details as Body).reasoning_tokens as number) ?? 0;

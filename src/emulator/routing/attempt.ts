@@ -12,8 +12,11 @@ export interface Attempt {
   missing?: true;
   /** An id of the models list that names no model: no provider was asked (what the asked ones said decides the answer). */
   unknown?: true;
-  /** A provider a rule of `provider` passed over before any was asked (provider-rules.ts): what the request uses, or another preference. */
-  unasked?: 'parameters' | 'preferences';
+  /**
+   * A provider passed over before any was asked: a rule of `provider` (provider-rules.ts: what the request uses, or
+   * another preference), or the request's own naming of providers (`choice`: only, ignore, allow_fallbacks false).
+   */
+  unasked?: 'parameters' | 'preferences' | 'choice';
   /** A failure asking again soon would meet again: a refusal of the request or its key (4xx), a host that is not there. */
   lasting?: true;
 }

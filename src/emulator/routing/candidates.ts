@@ -1,10 +1,11 @@
-import { bad, checkModelsList } from '../http/validate.js';
+import { bad, checkModelsList, checkSort } from '../http/validate.js';
 import { MODEL_ID_PATTERN, MODELS, type ModelKind } from '../models/models.js';
 import type { LocalModels } from '../providers/local.js';
 import type { ProviderAdapter, ProviderModel } from '../providers/types.js';
 import type { Attempt } from './attempt.js';
 import { notAModelOfKind } from '../models/model-kind-words.js';
 import { rulesOf, whyNot } from './provider-rules.js';
+import { namedOut, withoutFallbacks, type Named } from './provider-choice.js';
 
 type Body = Record<string, unknown>;
 
@@ -22,11 +23,7 @@ export interface Candidate {
 
 const FREE = { prompt: 0, completion: 0 };
 
-interface Prefs {
-  only?: string[];
-  ignore: string[];
-  order: string[];
-  allowFallbacks: boolean;
+interface Prefs extends Named {
   sort?: string;
   /** `sort.partition: "none"` (or the deprecated `route: "sort"`): every model's endpoints sorted together. */
   together: boolean;
@@ -45,6 +42,7 @@ function prefsOf(provider: unknown, route: unknown): Prefs {
     if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) bad(`provider.${field} must be an array of provider slugs`);
     return v as string[];
   };
+  checkSort(p.sort);
   const sort = typeof p.sort === 'string' ? p.sort : ((p.sort as Body | null)?.by as string | undefined);
   // The gateway measures no latency or throughput of its upstreams: a sort by them is refused, not ignored.
   if (sort !== undefined && sort !== null && sort !== 'price') bad(`provider.sort ${JSON.stringify(sort)}: this gateway measures no latency or throughput of its providers; sort by "price", or rank them with provider.order`);
@@ -145,10 +143,15 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
       continue;
     }
     known++;
-    let allowed = prefs.only || prefs.ignore.length ? offered.filter((c) => (!prefs.only || prefs.only.includes(c.slug)) && !prefs.ignore.includes(c.slug)) : offered;
+    const passOver = (c: Candidate, why: string, rule: NonNullable<Attempt['unasked']> = 'choice') => unknown.push({ provider: c.slug, model: id, error: why, status: 404, unasked: rule });
+    let allowed = prefs.only || prefs.ignore.length ? offered.filter((c) => {
+      const why = namedOut(c.slug, prefs);
+      if (why) passOver(c, why);
+      return !why;
+    }) : offered;
     if (rules) allowed = allowed.filter((c) => {
       const not = whyNot(c, rules, c.adapter === catalog.local);
-      if (not) unknown.push({ provider: c.slug, model: id, error: not.why, status: 404, unasked: not.rule });
+      if (not) passOver(c, not.why, not.rule);
       return !not;
     });
     if (prefs.sort === 'price') allowed = priceSorted(allowed, catalog.local);
@@ -161,8 +164,7 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
     const stuck = sticky?.(id);
     const held = allowed.find((c) => c.slug === stuck);
     if (held) allowed = [held, ...allowed.filter((c) => c !== held)];
-    if (!prefs.allowFallbacks) allowed = prefs.order.length ? allowed.filter((c) => prefs.order.includes(c.slug)) : allowed.slice(0, 1);
-    out.push(...allowed);
+    out.push(...withoutFallbacks(allowed, (c) => c.slug, prefs, passOver));
   }
   if (!known) bad(unknown[0]!.error);
   // Sorted together, the fallback models' endpoints among the first's (a stable sort: each model's order kept at a tie).

@@ -1,9 +1,11 @@
 import { HttpError } from '../http/http.js';
-import { allowedProviders, resolveModel } from '../http/validate.js';
+import { inOrder, providerNames, resolveModel } from '../http/validate.js';
 import type { ModelSpec } from '../models/models.js';
 import type { Attempt } from './attempt.js';
 import { cheapestFirst, rulesOf, ruledOut, whyNot } from './provider-rules.js';
-import type { Routed } from './routed.js';
+import { namedOut, withoutFallbacks } from './provider-choice.js';
+import { allFailed } from './all-failed.js';
+import { failedMetadataFields, type RouteAsk, type Routed } from './routed.js';
 
 type Body = Record<string, unknown>;
 type Kind = 'chat' | 'speech' | 'embedding';
@@ -17,23 +19,24 @@ interface Skipped {
 
 /**
  * `router serve`'s own routing: walks `model` then `models` (fallback) as the gateway's candidatesFor does. An id
- * that names no model here and a provider the request's rules pass over are never asked (`passed`, as the
- * gateway names them); a model that is down is asked at each provider and fails (502, the
- * words of a gateway's fake models). The request is a 400 on the first id
- * only when none is a model; a 404 when the request's preferences leave no provider; a 502 when all are down.
+ * that names no model here and a provider the request's preferences pass over (`only`, `ignore`, `allow_fallbacks:
+ * false`, a rule) are never asked (`passed`, as the gateway names them); a model that is down is asked at each
+ * provider and fails (502, the words of a gateway's fake models), as is a provider a `provider=` fault names
+ * (`at.fault`): the next provider is asked. The request is a 400 on the first id only when none is a model; a 404
+ * when the request's preferences leave no provider; allFailed's 502 (429) when every provider asked failed, with the metadata `at.ask` opted in to.
  */
-export function route(body: Body, kind: Kind): Routed {
+export function route(body: Body, kind: Kind, at?: RouteAsk): Routed {
   const requested = (body.model as string | undefined) ?? (Array.isArray(body.models) ? (body.models[0] as string) : undefined);
   const chain = [...new Set([requested, ...(Array.isArray(body.models) ? (body.models as string[]) : [])].filter((m): m is string => !!m))];
   const models = cheapestFirst(body, chain.length ? chain.map((id) => knownModel(id, kind)) : [resolveModel(undefined, kind, kind === 'chat' ? 'local/echo' : undefined)]);
   // None is a model here: the first one's 400, as a request naming it alone gets.
   if (models.every((m) => 'error' in m)) resolveModel(chain[0], kind);
+  const named = providerNames(body.provider);
   const rules = rulesOf(body, kind);
   const passed: Attempt[] = [];
   const endpoints: Routed['endpoints'] = [];
   const ruledAll: Ruled[] = [];
   let chosen: { model: ModelSpec; provider: string } | undefined;
-  let noProvider = false;
   for (const model of models) {
     if ('error' in model) {
       // After the model that answers: never reached, so not named (as the gateway's metadataFor).
@@ -41,26 +44,46 @@ export function route(body: Body, kind: Kind): Routed {
       continue;
     }
     const ruled: Attempt[] = [];
-    const qualifies = rules && ((slug: string) => {
+    const passOver = (slug: string, why: string, rule: NonNullable<Attempt['unasked']> = 'choice') => ruled.push({ provider: slug, model: model.id, error: why, status: 404, unasked: rule });
+    // As the gateway's candidatesFor: those the request names out first, then those a rule passes over, then fallbacks.
+    const kept = model.providers.filter((slug) => {
+      const out = namedOut(slug, named);
+      if (out !== undefined) passOver(slug, out);
+      return out === undefined;
+    });
+    const qualified = rules ? kept.filter((slug) => {
       const not = whyNot({ slug, model: { id: model.id, upstream: model.id }, listed: { prompt: model.promptPrice, completion: model.completionPrice } }, rules, true);
       if (not) {
-        ruled.push({ provider: slug, model: model.id, error: not.why, status: 404, unasked: not.rule });
+        passOver(slug, not.why, not.rule);
         if (!chosen) ruledAll.push(not);
       }
       return !not;
-    });
-    const providers = allowedProviders(model, body.provider, qualifies);
+    }) : kept;
+    const providers = withoutFallbacks(inOrder(qualified, named.order), (slug) => slug, named, passOver);
     endpoints.push(...providers.map((provider) => ({ model: model.id, provider })));
     if (chosen) continue;
     passed.push(...ruled);
-    if (!providers.length) noProvider = true;
-    else if (model.unavailable) passed.push(...providers.map((provider) => ({ provider, model: model.id, error: `${model.id}: unavailable`, status: 502 })));
-    else chosen = { model, provider: providers[0]! };
+    for (const provider of providers) {
+      const failure = model.unavailable ? { error: `${model.id}: unavailable`, status: 502 } : faultAt(at?.fault, provider);
+      if (!failure) {
+        chosen = { model, provider };
+        break;
+      }
+      passed.push({ provider, model: model.id, ...failure });
+    }
   }
   if (chosen) return { ...chosen, requested: requested ?? chosen.model.id, endpoints, passed };
-  if (noProvider && ruledAll.length) throw ruledOut(ruledAll);
-  if (noProvider) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
-  throw new HttpError(502, 'All providers for the requested models are unavailable', 'provider_unavailable');
+  if (!passed.some((a) => !a.unknown && !a.unasked)) {
+    if (ruledAll.length) throw ruledOut(ruledAll);
+    throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
+  }
+  throw allFailed(passed, failedMetadataFields(requested ?? chain[0]!, endpoints, passed, at));
+}
+
+/** A `provider=` fault's failure of that provider (the words a gateway's upstream would say), else undefined. */
+function faultAt(fault: RouteAsk['fault'], provider: string): Pick<Attempt, 'error' | 'status' | 'retryAfter'> | undefined {
+  if (fault?.kind !== 'status' || fault.provider !== provider) return undefined;
+  return { error: `${provider}: Injected fault: HTTP ${fault.status}`, status: fault.status, ...(fault.retryAfter !== undefined && { retryAfter: fault.retryAfter }) };
 }
 
 /** The model an id of the chain names, or why it names none (a 400's words). */

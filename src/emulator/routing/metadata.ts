@@ -3,12 +3,13 @@ import type { Attempt } from './attempt.js';
 import { asksMetadata, type MetadataAsk } from './routed.js';
 import { modelChain } from './candidates.js';
 import { ProviderFailure } from '../providers/types.js';
-import { HttpError } from '../http/http.js';
 import { openrouterShape, routingMetadata } from './metadata-shape.js';
 import { maskKeyStarts, type KeyForm } from '../providers/key-scrub.js';
+import { allFailed } from './all-failed.js';
 
 export type { Attempt } from './attempt.js';
 export { noEndpoints } from './no-endpoints.js';
+export { allFailed } from './all-failed.js';
 
 /**
  * A candidate that failed: a provider's failure is kept in `passed` (the next candidate is asked); any
@@ -26,46 +27,11 @@ const PASSING_4XX = new Set([408, 409, 425, 429]);
 const lasting = (err: ProviderFailure) =>
   err.reason === 'refused' || err.reason === 'unavailable' || err.reason === 'missing' || (err.reason === 'status' && err.status !== undefined && err.status >= 400 && err.status < 500 && !PASSING_4XX.has(err.status));
 
-/**
- * The answer when every candidate failed: a 502 naming each failure; a 429 when each was a 429 (the
- * caller should wait, not give up). The 502 says `x-should-retry: false` (openai-node's header, which
- * our client honours too) when each failure would come again: every provider was asked already, so a
- * client's retry would only ask them all again. A 5xx, a timeout or a break of any one leaves the choice to the client. When every provider said when to come back (`Retry-After` in
- * seconds or as an HTTP date), the answer says the soonest, in that provider's words. A replay that
- * found no cassette for any of them is a 404 naming the nearest cassette.
- */
-export function allFailed(passed: Attempt[], fields?: Record<string, unknown>): HttpError {
-  // What the providers asked said decides it: an unknown id of the models list passed over is only named.
-  const asked = passed.filter((a) => !a.unknown && !a.unasked);
-  // On replay with no cassette for any of them: the request was never recorded, said as the first miss.
-  if (asked.length && asked.every((a) => a.missing)) return new HttpError(404, asked[0]!.error, 'not_found');
-  // The providers asked and what each said first; ids no provider was asked for (unknown, chat-only for Responses) after, as such.
-  const skipped = passed.filter((a) => a.unknown || a.unasked).map((a) => a.error);
-  const why = asked.length && skipped.length ? `${asked.map((a) => a.error).join('; ')}; passed over, no provider asked: ${skipped.join('; ')}` : passed.map((a) => a.error).join('; ');
-  const retryAfter = soonestRetry(asked);
-  const headers: Record<string, string> = retryAfter ? { 'retry-after': retryAfter } : {};
-  if (asked.every((a) => a.lasting)) headers['x-should-retry'] = 'false';
-  if (!asked.length || asked.some((a) => a.status !== 429)) return new HttpError(502, `All providers for the requested models are unavailable: ${why}`, 'provider_unavailable', headers, fields);
-  return new HttpError(429, `All providers for the requested models are rate limited: ${why}`, undefined, headers, fields);
-}
-
 /** Waits `ms` before all are asked again; false at once when every failure was a replay's miss (no cassette comes by waiting). */
 export async function pauseAfter(ms: number, passed: Attempt[]): Promise<boolean> {
   if (passed.every((a) => a.missing || a.unknown || a.unasked)) return false;
   await new Promise((r) => setTimeout(r, ms).unref());
   return true;
-}
-
-/** The `Retry-After` that comes soonest, when each attempt gave one that parses (any one may answer then). */
-function soonestRetry(passed: Attempt[]): string | undefined {
-  let soonest: { value: string; at: number } | undefined;
-  for (const a of passed) {
-    const value = a.retryAfter?.trim() ?? '';
-    const at = /^\d+$/.test(value) ? Date.now() + Number(value) * 1000 : /[a-z]/i.test(value) ? Date.parse(value) : NaN;
-    if (!Number.isFinite(at)) return undefined;
-    if (!soonest || at < soonest.at) soonest = { value, at };
-  }
-  return soonest?.value;
 }
 
 /** `router_metadata` of a gateway answer (metadata-shape.ts); with no `chosen`, of the answer when every candidate failed (allFailed). */

@@ -1,5 +1,6 @@
 import type { ModelSpec } from '../models/models.js';
 import type { Attempt } from './attempt.js';
+import type { FaultRule } from '../http/faults.js';
 import { openrouterShape, routingMetadata } from './metadata-shape.js';
 
 /** Where a request was routed (fake-route.ts): the model and provider chosen, and the way there. */
@@ -39,6 +40,20 @@ export function metadataHeaders(fields: Record<string, unknown> | undefined): Re
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(fields ?? {})) out[`x-${name.replace('_', '-')}`] = JSON.stringify(value).replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return out;
+}
+
+/** Where a fake route is asked from: a request's `provider=` fault, and the metadata its caller opted in to (`api`: chat, responses…). */
+export interface RouteAsk {
+  fault?: FaultRule;
+  ask?: MetadataAsk;
+  api?: string;
+}
+
+/** The metadata fields of the answer when every provider asked failed (allFailed's), as asked: as the gateway's, nothing chosen. */
+export function failedMetadataFields(requested: string, endpoints: Routed['endpoints'], passed: Attempt[], at: RouteAsk | undefined): Record<string, unknown> | undefined {
+  if (!asksMetadata(at?.ask)) return undefined;
+  const meta = routingMetadata(requested, endpoints.map((e) => ({ ...e, selected: false })), undefined, passed, 1, at?.api ?? 'chat');
+  return { ...(at!.ask!.router && { router_metadata: meta }), ...(at!.ask!.openrouter && { openrouter_metadata: openrouterShape(meta, passed) }) };
 }
 
 /** The `router_metadata` object surfaced when the caller opts in with api.md's header: the gateway's shape (metadata-shape.ts). */
