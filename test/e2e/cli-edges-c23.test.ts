@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { runProcess } from '../support/run-process.js';
 
 // What a scripting user meets at the edges of the process (task cli23): a stderr that takes no more.
 let t: TestEnv;
@@ -32,13 +33,9 @@ it.skipIf(process.platform !== 'linux')('a failure on a full stderr keeps its ow
 });
 
 /** Runs a bash line with $BIN the CLI against the in-process emulator: stdout, stderr, exit code. */
-function inBash(line: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn('bash', ['-c', line], { env: { ...process.env, ...t.env, BIN, ROUTER_NO_LOG: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c) => (stdout += c));
-  child.stderr.on('data', (c) => (stderr += c));
-  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
+async function inBash(line: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { status, stdout, stderr } = await runProcess('bash', ['-c', line], { env: { ...process.env, ...t.env, BIN, ROUTER_NO_LOG: '1' } });
+  return { code: status, stdout, stderr };
 }
 
 it('a pipe named as a file (<(cmd), /dev/stdin) is read once: -f, --sf, batch create; a folder is still refused', async () => {

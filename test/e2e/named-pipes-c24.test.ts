@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { runProcess } from '../support/run-process.js';
 
 // One rule for every file a user names (task cli24): a pipe (`<(cmd)`) is read once, as the file's kind allows.
 let t: TestEnv;
@@ -10,13 +10,9 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** Runs a bash line with $BIN the CLI against the in-process emulator, in the package's folder: stdout, stderr, exit code. */
-function inBash(line: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn('bash', ['-c', line], { env: { ...process.env, ...t.env, BIN, ROUTER_NO_LOG: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c) => (stdout += c));
-  child.stderr.on('data', (c) => (stderr += c));
-  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
+async function inBash(line: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { status, stdout, stderr } = await runProcess('bash', ['-c', line], { env: { ...process.env, ...t.env, BIN, ROUTER_NO_LOG: '1' } });
+  return { code: status, stdout, stderr };
 }
 
 /** `node -e` of an ES module importing the package by its name, with the rest of the line as its arguments. */

@@ -1,11 +1,5 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { parseProviders } from '../../src/emulator/providers/config.js';
-import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { describe, expect, it } from 'vitest';
+import { chunk, delta, ev, hostileGateway, textDelta } from '../support/hostile-gateway.js';
 
 // A provider key's start cut short (8 characters or more, past its kind) is as secret as the key wherever
 // it stands, not only at a text's end: a hostile upstream that quotes one in the middle of its words
@@ -16,55 +10,20 @@ import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
 const KEY = 'sk-proj-ab3_Xy9-Qw_0123456789abcdefGHIJKLmnopqrstuvWXYZ';
 const MASK = '[provider key]';
 type Body = Record<string, unknown>;
-const chunk = (choices: Body[]) => `data: ${JSON.stringify({ id: 'gen-hostile', object: 'chat.completion.chunk', created: 1, model: 'm', choices })}\n\n`;
-const delta = (d: Body, finish: string | null = null) => ({ index: 0, delta: d, finish_reason: finish });
-const ev = (x: Body) => `event: ${String(x.type)}\ndata: ${JSON.stringify(x)}\n\n`;
-const textDelta = (d: string, n: number) => ev({ type: 'response.output_text.delta', sequence_number: n, item_id: 'm1', output_index: 0, content_index: 0, delta: d });
-
-let next: { body?: string; events?: string[] } = {};
-let dir: string;
-let upstream: LocalUpstream;
-let gateway: Emulator;
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-key-middle-'));
-  upstream = await localUpstream(async (_req, res) => {
-    if (next.body) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(next.body);
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    for (const text of [...next.events!, 'data: [DONE]\n\n']) await new Promise<void>((resolve) => res.write(text, () => resolve()));
-    res.end();
-  });
-  const yaml = `providers:\n  - { name: up, responses: true, base_url: "${upstream.baseUrl}", api_key_env: UP_KEY, models: { test/m: m } }\n`;
-  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config: parseProviders(yaml, { UP_KEY: KEY }), cassettes: { dir: join(dir, 'tapes'), mode: 'record' } } });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const client = () => new OpenAI({ apiKey: gateway.store.firstKeys().apiKey, baseURL: `${gateway.apiRoot}/v1`, maxRetries: 0, timeout: 20_000 });
+const { willAnswer, client, tapesOf } = hostileGateway(KEY);
 
 /** Every run of 4 characters of the key past its real kind that `text` holds (none, when nothing of the secret got out). */
 const secretIn = (text: string) => Array.from({ length: KEY.length - 11 }, (_, i) => KEY.slice(8 + i, 12 + i)).filter((part) => text.includes(part));
 
-/** Every cassette the gateway wrote for the prompt `asked`, as text. */
-const tapesOf = (asked: string) => readdirSync(join(dir, 'tapes')).map((f) => readFileSync(join(dir, 'tapes', f), 'utf8')).filter((t) => t.includes(asked)).join('\n');
-
 async function chatContent(events: string[], asked: string): Promise<string> {
-  next = { events };
+  willAnswer({ events });
   let said = '';
   for await (const part of await client().chat.completions.create({ model: 'test/m', stream: true, messages: [{ role: 'user', content: asked }] })) said += part.choices[0]?.delta?.content ?? '';
   return said;
 }
 
 async function responsesText(events: string[], asked: string): Promise<{ deltas: string; done: string[] }> {
-  next = { events };
+  willAnswer({ events });
   let deltas = '';
   const done: string[] = [];
   for await (const event of await client().responses.create({ model: 'test/m', stream: true, input: asked })) {
@@ -79,14 +38,14 @@ const SAID = `an upstream quotes ${START} and then more words`;
 
 describe('a key\'s start cut short in the middle of a text', () => {
   it('a whole chat answer: masked in the caller\'s answer and the cassette', async () => {
-    next = { body: JSON.stringify({ id: 'gen-1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: SAID }, finish_reason: 'stop' }] }) };
+    willAnswer({ body: JSON.stringify({ id: 'gen-1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: SAID }, finish_reason: 'stop' }] }) });
     const answer = await client().chat.completions.create({ model: 'test/m', messages: [{ role: 'user', content: 'whole chat middle' }] });
     expect(answer.choices[0]!.message.content).toBe(`an upstream quotes ${MASK} and then more words`);
     expect(secretIn(tapesOf('whole chat middle'))).toEqual([]);
   });
 
   it('a whole Responses answer', async () => {
-    next = { body: JSON.stringify({ id: 'resp_1', object: 'response', created_at: 1, status: 'completed', model: 'm', output: [{ type: 'message', id: 'm1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: SAID, annotations: [] }] }] }) };
+    willAnswer({ body: JSON.stringify({ id: 'resp_1', object: 'response', created_at: 1, status: 'completed', model: 'm', output: [{ type: 'message', id: 'm1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: SAID, annotations: [] }] }] }) });
     const answer = await client().responses.create({ model: 'test/m', input: 'whole responses middle' });
     expect(answer.output_text).toBe(`an upstream quotes ${MASK} and then more words`);
   });
@@ -134,7 +93,7 @@ describe('a key\'s start cut short in the middle of a text', () => {
 describe('a key split between two fields of one stream', () => {
   /** The chat stream's texts as the SDK's caller joins them: reasoning, content, each tool call's arguments. */
   async function fields(events: string[], asked: string): Promise<string> {
-    next = { events };
+    willAnswer({ events });
     const texts: Record<string, string> = {};
     const add = (name: string, text: unknown) => typeof text === 'string' && (texts[name] = (texts[name] ?? '') + text);
     for await (const part of await client().chat.completions.create({ model: 'test/m', stream: true, messages: [{ role: 'user', content: asked }] })) {

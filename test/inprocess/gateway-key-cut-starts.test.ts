@@ -1,11 +1,6 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import OpenAI, { APIError } from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { parseProviders } from '../../src/emulator/providers/config.js';
-import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { APIError } from 'openai';
+import { describe, expect, it } from 'vitest';
+import { chunk, delta, ev, hostileGateway, textDelta } from '../support/hostile-gateway.js';
 
 // A provider key's start cut short (more than its kind) is as secret as the key: a hostile upstream that
 // echoes one in a refusal, ends a stream on one, or splits a key where the relay did not look (a tool's
@@ -15,50 +10,14 @@ import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
 const KEY = 'sk-or-v1-0123456789abcdef0123456789abcdef';
 const MASK = '[provider key]';
 type Body = Record<string, unknown>;
-const chunk = (choices: Body[]) => `data: ${JSON.stringify({ id: 'gen-hostile', object: 'chat.completion.chunk', created: 1, model: 'm', choices })}\n\n`;
-const delta = (d: Body, finish: string | null = null) => ({ index: 0, delta: d, finish_reason: finish });
-
-let next: { status?: number; body?: string; events?: string[] } = {};
-let dir: string;
-let upstream: LocalUpstream;
-let gateway: Emulator;
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-key-cut-'));
-  upstream = await localUpstream(async (_req, res) => {
-    if (next.status) {
-      res.writeHead(next.status, { 'content-type': 'application/json' });
-      res.end(next.body);
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    for (const text of [...next.events!, 'data: [DONE]\n\n']) await new Promise<void>((resolve) => res.write(text, () => resolve()));
-    res.end();
-  });
-  const yaml = `providers:\n  - { name: up, responses: true, base_url: "${upstream.baseUrl}", api_key_env: UP_KEY, models: { test/m: m } }\n`;
-  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config: parseProviders(yaml, { UP_KEY: KEY }), cassettes: { dir: join(dir, 'tapes'), mode: 'record' } } });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const client = () => new OpenAI({ apiKey: gateway.store.firstKeys().apiKey, baseURL: `${gateway.apiRoot}/v1`, maxRetries: 0, timeout: 20_000 });
+const { willAnswer, client, tapesOf, lastSeen, restart } = hostileGateway(KEY);
 
 /** Each 8 characters of the key past its kind that `text` holds (none, when nothing of the secret got out). */
 const secretIn = (text: string) => Array.from({ length: KEY.length - 16 }, (_, i) => KEY.slice(9 + i, 17 + i)).filter((part) => text.includes(part));
 
-/** Every cassette the gateway wrote for the prompt `asked`, as text. */
-function tapesOf(asked: string): string {
-  const folder = join(dir, 'tapes');
-  return readdirSync(folder).map((f) => readFileSync(join(folder, f), 'utf8')).filter((t) => t.includes(asked)).join('\n');
-}
-
 /** A chat stream's deltas as the SDK's caller joins them: content, reasoning_details' text, the first tool call's name and arguments. */
 async function chatTexts(events: string[], asked: string): Promise<Record<string, string>> {
-  next = { events };
+  willAnswer({ events });
   const texts: Record<string, string> = {};
   const add = (name: string, text: unknown) => typeof text === 'string' && (texts[name] = (texts[name] ?? '') + text);
   for await (const part of await client().chat.completions.create({ model: 'test/m', stream: true, messages: [{ role: 'user', content: asked }] })) {
@@ -73,15 +32,14 @@ async function chatTexts(events: string[], asked: string): Promise<Record<string
 
 describe('a provider key cut short', () => {
   it('a refusal that echoes the key cut short: neither the caller\'s error nor the cassette holds any of it past the kind', async () => {
-    next = { status: 401, body: JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY.slice(0, 24)}. You can find your API key at https://example.com.` } }) };
+    willAnswer({ status: 401, body: JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY.slice(0, 24)}. You can find your API key at https://example.com.` } }) });
     const failure = (await client().chat.completions.create({ model: 'test/m', messages: [{ role: 'user', content: 'refuse me' }] }).catch((e: unknown) => e)) as APIError;
     expect(failure).toBeInstanceOf(APIError);
-    expect(upstream.seen.at(-1)!.authorization).toBe(`Bearer ${KEY}`);
+    expect(lastSeen()!.authorization).toBe(`Bearer ${KEY}`);
     const said = `${failure.message} ${JSON.stringify(failure.error)}`;
     expect(said).toContain(`Incorrect API key provided: ${MASK}. You can find`);
     expect(secretIn(said)).toEqual([]);
-    await gateway.close();
-    gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config: parseProviders(`providers:\n  - { name: up, responses: true, base_url: "${upstream.baseUrl}", api_key_env: UP_KEY, models: { test/m: m } }\n`, { UP_KEY: KEY }), cassettes: { dir: join(dir, 'tapes'), mode: 'record' } } });
+    await restart();
     const tape = tapesOf('refuse me');
     expect(tape).toContain(`Incorrect API key provided: ${MASK}.`);
     expect(secretIn(tape)).toEqual([]);
@@ -98,9 +56,7 @@ describe('a provider key cut short', () => {
   });
 
   it('a Responses stream whose part ends on a key\'s start', async () => {
-    const ev = (x: Body) => `event: ${String(x.type)}\ndata: ${JSON.stringify(x)}\n\n`;
-    const text = (d: string, n: number) => ev({ type: 'response.output_text.delta', sequence_number: n, item_id: 'm1', output_index: 0, content_index: 0, delta: d });
-    next = { events: [text('a ', 1), text(KEY.slice(0, 30), 2), ev({ type: 'response.content_part.done', sequence_number: 3, item_id: 'm1', output_index: 0, content_index: 0, part: { type: 'output_text', text: '' } })] };
+    willAnswer({ events: [textDelta('a ', 1), textDelta(KEY.slice(0, 30), 2), ev({ type: 'response.content_part.done', sequence_number: 3, item_id: 'm1', output_index: 0, content_index: 0, part: { type: 'output_text', text: '' } })] });
     let said = '';
     for await (const event of await client().responses.create({ model: 'test/m', stream: true, input: 'responses end on a start' })) if (event.type === 'response.output_text.delta') said += event.delta;
     expect(said).toBe(`a sk-or-v1-${MASK}`);
