@@ -15,8 +15,9 @@ export function allFailed(passed: Attempt[], fields?: Record<string, unknown>): 
   // On replay with no cassette for any of them: the request was never recorded, said as the first miss.
   if (asked.length && asked.every((a) => a.missing)) return new HttpError(404, asked[0]!.error, 'not_found');
   // The providers asked and what each said first; ids no provider was asked for (unknown, chat-only for Responses) after, as such.
-  const skipped = passed.filter((a) => a.unknown || a.unasked).map((a) => a.error);
-  const why = asked.length && skipped.length ? `${asked.map((a) => a.error).join('; ')}; passed over, no provider asked: ${skipped.join('; ')}` : passed.map((a) => a.error).join('; ');
+  // Not those the request's only/ignore left out: it named whom to ask (the routing metadata still lists them).
+  const skipped = passed.filter((a) => a.unknown || (a.unasked && a.unasked !== 'named')).map((a) => a.error);
+  const why = asked.length && skipped.length ? `${asked.map((a) => a.error).join('; ')}; passed over, no provider asked: ${skipped.join('; ')}` : (asked.length ? asked : passed).map((a) => a.error).join('; ');
   const retryAfter = soonestRetry(asked);
   const headers: Record<string, string> = retryAfter ? { 'retry-after': retryAfter } : {};
   if (asked.every((a) => a.lasting)) headers['x-should-retry'] = 'false';

@@ -14,9 +14,9 @@ export interface Attempt {
   unknown?: true;
   /**
    * A provider passed over before any was asked: a rule of `provider` (provider-rules.ts: what the request uses, or
-   * another preference), or the request's own naming of providers (`choice`: only, ignore, allow_fallbacks false).
+   * another preference), or the request's own naming of providers (`named`: only, ignore; `choice`: allow_fallbacks false).
    */
-  unasked?: 'parameters' | 'preferences' | 'choice';
+  unasked?: 'parameters' | 'preferences' | 'named' | 'choice';
   /** A failure asking again soon would meet again: a refusal of the request or its key (4xx), a host that is not there. */
   lasting?: true;
 }

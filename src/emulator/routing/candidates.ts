@@ -146,7 +146,7 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
     const passOver = (c: Candidate, why: string, rule: NonNullable<Attempt['unasked']> = 'choice') => unknown.push({ provider: c.slug, model: id, error: why, status: 404, unasked: rule });
     let allowed = prefs.only || prefs.ignore.length ? offered.filter((c) => {
       const why = namedOut(c.slug, prefs);
-      if (why) passOver(c, why);
+      if (why) passOver(c, why, 'named');
       return !why;
     }) : offered;
     if (rules) allowed = allowed.filter((c) => {

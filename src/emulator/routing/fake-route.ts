@@ -48,7 +48,7 @@ export function route(body: Body, kind: Kind, at?: RouteAsk): Routed {
     // As the gateway's candidatesFor: those the request names out first, then those a rule passes over, then fallbacks.
     const kept = model.providers.filter((slug) => {
       const out = namedOut(slug, named);
-      if (out !== undefined) passOver(slug, out);
+      if (out !== undefined) passOver(slug, out, 'named');
       return out === undefined;
     });
     const qualified = rules ? kept.filter((slug) => {

@@ -14,7 +14,7 @@ export function noEndpoints(body: Body, catalog: Catalog, kind: 'chat' | 'embedd
   // The providers a rule of `provider` passed over (only, ignore and the like kept some): each named with why.
   const passed: Attempt[] = [];
   candidatesFor(body, catalog, undefined, kind, passed);
-  const ruled = passed.flatMap((a) => (a.unasked && a.unasked !== 'choice' && served.includes(a.provider) ? [{ rule: a.unasked, why: a.error }] : []));
+  const ruled = passed.flatMap((a) => (a.unasked && a.unasked !== 'choice' && a.unasked !== 'named' && served.includes(a.provider) ? [{ rule: a.unasked, why: a.error }] : []));
   if (ruled.length) return ruledOut(ruled);
   const chain = modelChain(body).join(', ');
   const by = served.length ? `served here by ${served.join(', ')}` : 'served here by no provider for this endpoint';
