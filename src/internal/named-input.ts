@@ -10,7 +10,13 @@ import { readLocalFile } from './local-file.js';
 
 /** A pipe or a device named as a file: a user's input read once as it comes, never a file of router's. */
 export function isPipe(path: string): boolean {
-  const st = statSync(path, { throwIfNoEntry: false });
+  let st;
+  try {
+    st = statSync(path, { throwIfNoEntry: false });
+  } catch {
+    // ENOTDIR, EACCES, a loop: not a pipe; reading the file says what is wrong in the reader's words.
+    return false;
+  }
   return !!st && (st.isFIFO() || st.isCharacterDevice());
 }
 
