@@ -25,7 +25,7 @@ export async function embedThrough(ctx: Ctx, body: Body, catalog: Catalog, estim
   if (!candidates.length) throw noEndpoints(body, catalog, 'embedding', (c) => !!c.adapter.embeddings);
   const asked: Asked = { startedAt: ctx.store.now(), user: body.user, sessionId: ctx.sessionId(body) };
   if (asked.sessionId && asked.sessionId.length > 256) throw new HttpError(400, 'session_id must be at most 256 characters', 'invalid_request');
-  const charge = await gatewayCredits(ctx, body, '/v1/embeddings', candidates, estimates);
+  const charge = gatewayCredits(ctx, body, '/v1/embeddings', candidates, estimates);
   const gone = callerGone(ctx);
   const metadataOf = metadataFor(ctx.wantsRouterMetadata(), body, candidates, passed, 'embeddings');
   charge.readsWhole();

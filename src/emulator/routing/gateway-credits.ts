@@ -75,7 +75,7 @@ export class Estimates {
  * memory while it runs when there is one (Estimates; one journal line, the charge), and the real cost
  * charged up to what is left.
  */
-export async function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidates: Candidate[], estimates?: Estimates): Promise<GatewayCharge> {
+export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidates: Candidate[], estimates?: Estimates): GatewayCharge {
   const bound = batchBound(body, endpoint, candidates);
   // Unbounded: the largest cost of this model's answers so far is held while it runs (never charged as such).
   const seen = `${endpoint}\n${candidates[0]?.model.id ?? ''}`;

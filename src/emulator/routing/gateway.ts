@@ -100,7 +100,7 @@ export class Gateway {
     const passed: Attempt[] = [];
     const candidates = candidatesFor(body, this.catalog, sticky, 'chat', passed);
     if (!candidates.length) throw noEndpoints(body, this.catalog, 'chat');
-    const charge = await gatewayCredits(ctx, body, '/v1/chat/completions', candidates, this.estimates);
+    const charge = gatewayCredits(ctx, body, '/v1/chat/completions', candidates, this.estimates);
     const gone = callerGone(ctx);
     if (!stream) charge.readsWhole();
     const metadataOf = metadataFor(ctx.wantsRouterMetadata(), body, candidates, passed, 'chat');
@@ -196,7 +196,7 @@ export class Gateway {
     const sticky = session === undefined ? undefined : (id: string) => this.sessions.get(`${ctx.workspace}\n${session}\n${id}`);
     const passed: Attempt[] = [];
     const candidates = responsesCandidates(body, this.catalog, sticky, passed);
-    const charge = await gatewayCredits(ctx, body, '/v1/responses', candidates, this.estimates);
+    const charge = gatewayCredits(ctx, body, '/v1/responses', candidates, this.estimates);
     const gone = callerGone(ctx);
     if (!stream) charge.readsWhole();
     const metadataOf = metadataFor(ctx.wantsRouterMetadata(), body, candidates, passed, 'responses');
