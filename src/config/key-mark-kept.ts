@@ -1,16 +1,19 @@
 /**
  * A profile's key read from the keychain to be sent has its mark kept beside the entry's account (a key stored before
- * marks were, or changed in the keychain behind router's back), so that later runs hide it without reading the keychain.
+ * marks were, changed in the keychain behind router's back, or marked by an older router with some of the key in the
+ * mark's kind), so that later runs hide it without reading the keychain.
  */
 import type { KeyField } from './fields.js';
 
 export async function keepKeyMark(profile: string, field: KeyField, account: string, key: string, env: NodeJS.ProcessEnv): Promise<void> {
-  const [{ ProfileFile }, { readKeyMark, marks, makeKeyMark }] = await Promise.all([import('./profile-file.js'), import('../internal/key-marks.js')]);
+  const [{ ProfileFile }, { readKeyMark, marks, makeKeyMark, markKindKept }] = await Promise.all([import('./profile-file.js'), import('../internal/key-marks.js')]);
   try {
     const p = new ProfileFile(env.ROUTER_CONFIG_DIR, env).get(profile);
     if (p?.[`${field}_keychain`] !== account) return;
-    const mark = readKeyMark(p[`${field}_keychain_mark`]);
-    if (mark && marks(mark, key)) return;
+    const written = p[`${field}_keychain_mark`];
+    const mark = readKeyMark(written);
+    // Made anew too when written with an older router's kind, which held some of the key.
+    if (mark && marks(mark, key) && markKindKept(written, mark)) return;
     const fresh = makeKeyMark(key);
     if (!fresh) return;
     const { ProfileStore } = await import('./profiles.js');

@@ -33,6 +33,9 @@ const KINDS = [
  */
 export const keyKind = (secret: string): string => KINDS.find((kind) => secret.length > kind.length && secret.startsWith(kind)) ?? '';
 
+/** The longest known kind (KINDS) `text` starts with, all of it maybe: a kind as a key mark keeps it, written by an older router or not. */
+export const leadingKind = (text: string): string => KINDS.find((kind) => text.startsWith(kind)) ?? '';
+
 /** How much of a secret's start a cut must leave to give some of it away: 8 characters, and one past its kind. */
 export const cutStartFloor = (secret: string): number => Math.max(CUT_CHARS, keyKind(secret).length + 1);
 

@@ -5,7 +5,7 @@
  * starting at the kind, or from a word's start to a word's end when the key has none) are hashed; one that matches is the key.
  * Written `sha256:LENGTH:KIND:SALT:HASH`. The key's 128+ random bits make the hash no help in guessing it.
  */
-import { keyKind } from './hide-secrets.js';
+import { keyKind, leadingKind } from './hide-secrets.js';
 
 export interface KeyMark {
   length: number;
@@ -32,12 +32,18 @@ export function makeKeyMark(key: string): string | undefined {
   return `sha256:${key.length}:${kind.length < key.length ? kind : ''}:${salt}:${digest(salt, key)}`;
 }
 
-/** A mark as read from a profile; undefined for anything else (a hand-edited field). */
+/**
+ * A mark as read from a profile; undefined for anything else (a hand-edited field). Its kind is taken anew from the one
+ * written (leadingKind): an older router wrote a key's first words (`sk-proj-ab3_`, of which `ab3_` is the key's).
+ */
 export function readKeyMark(text: unknown): KeyMark | undefined {
   const m = typeof text === 'string' ? FORM.exec(text) : null;
   if (!m || Number(m[1]) < LEAST || m[2]!.length >= Number(m[1])) return undefined;
-  return { length: Number(m[1]), kind: m[2]!, salt: m[3]!, hash: m[4]! };
+  return { length: Number(m[1]), kind: leadingKind(m[2]!), salt: m[3]!, hash: m[4]! };
 }
+
+/** Whether `text` is a mark written with the kind readKeyMark() takes from it (not an older router's, longer). */
+export const markKindKept = (text: unknown, mark: KeyMark): boolean => typeof text === 'string' && text.split(':')[2] === mark.kind;
 
 /** Whether `key` is the key `mark` was made of. */
 export const marks = (mark: KeyMark, key: string): boolean => key.length === mark.length && key.startsWith(mark.kind) && digest(mark.salt, key) === mark.hash;

@@ -1,7 +1,8 @@
 import { parsed, type Cassette } from './cassette-format.js';
 import { ProviderFailure, type StopSignal, type UpstreamReply } from './types.js';
 import { heldChoices, scrubChatChunk } from './chat-scrub.js';
-import { scrubResponsesEvent, TextScrub, type KeyForm } from './text-scrub.js';
+import { scrubResponsesEvent } from './responses-scrub.js';
+import { TextScrub, type KeyForm } from './text-scrub.js';
 
 type Body = Record<string, unknown>;
 

@@ -9,15 +9,25 @@ const DELTA_TEXTS = ['content', 'reasoning', 'reasoning_content', 'refusal'] as 
 /** The text members of a `reasoning_details` item (by its `index`), each a stream of its own. */
 const DETAIL_TEXTS = ['text', 'summary', 'data'] as const;
 
+/** A chunk's strings that are no stream's text (TextScrub.field), and a tool call's. */
+const CHUNK_FIELDS = ['id', 'system_fingerprint'] as const;
+
 /**
  * A parsed chat chunk's texts through `scrub` (each choice's delta texts, its tool calls' names and
- * arguments, its reasoning_details' texts: each a stream); a choice that finishes in it gets what was held
- * for it. True when the chunk was changed.
+ * arguments, its reasoning_details' texts: each a stream; its id, fingerprint and tool calls' ids: fields);
+ * a choice that finishes in it gets what was held for it. True when the chunk was changed.
  */
 export function scrubChatChunk(scrub: TextScrub, chunk: Body): boolean {
-  const choices = chunk.choices;
-  if (!Array.isArray(choices)) return false;
   let changed = false;
+  const field = (owner: Body, name: string) => {
+    const text = owner[name];
+    if (typeof text !== 'string') return;
+    const out = scrub.field(text);
+    if (out !== text) [owner[name], changed] = [out, true];
+  };
+  for (const name of CHUNK_FIELDS) field(chunk, name);
+  const choices = chunk.choices;
+  if (!Array.isArray(choices)) return changed;
   const through = (owner: Body | undefined, field: string, name: string, shape?: Body) => {
     const text = owner?.[field];
     if (typeof text !== 'string' || !scrub.needs(name, text)) return;
@@ -33,6 +43,7 @@ export function scrubChatChunk(scrub: TextScrub, chunk: Body): boolean {
       for (const call of delta.tool_calls as unknown[]) {
         const fn = isObject(call) && isObject(call.function) ? call.function : undefined;
         const at = String((call as Body)?.index ?? 0);
+        if (isObject(call)) field(call, 'id');
         through(fn, 'name', `${i}.name.${at}`);
         through(fn, 'arguments', `${i}.tool.${at}`);
       }

@@ -73,6 +73,8 @@ export class TextScrub {
   /** The end of the last text of any stream that starts a form, and its stream ('' when joined across streams). */
   private cross = '';
   private crossName = '';
+  /** The last two strings field() found clean. */
+  private readonly cleanFields: (string | undefined)[] = [];
 
   /** `forms`: keyFormList(): the keys in each form, the longest first. */
   constructor(private readonly forms: readonly KeyForm[]) {
@@ -111,9 +113,14 @@ export class TextScrub {
   /** Stream `name`'s next text as it goes out: what was held before it, keys masked, a key's start past its open start held back. */
   piece(name: string, whole: string, shape?: Body): string {
     const stream = this.streams?.get(name);
-    // What goes on with a key whose start another stream's text ended with: masked, the rest taken as this stream's.
-    const crossed = stream?.held ? 0 : this.crossing(name, whole);
-    if (crossed && stream) stream.tail = ''; // (a key split between reasoning and content, two tool calls)
+    // What goes on with a key whose start another stream's text ended with: masked, the rest taken as this stream's
+    // (a key split between reasoning and content, two tool calls); what this stream held goes out first, as at its end.
+    const crossed = this.crossing(name, whole);
+    const before = crossed && stream?.held ? this.cutStart(`${stream.tail}${stream.held}`, stream.tail.length) : '';
+    if (crossed && stream) {
+      if (stream.held) this.holds--;
+      [stream.held, stream.tail] = ['', ''];
+    }
     const text = whole.slice(crossed);
     const tail = stream?.tail ?? '';
     if (stream?.held) this.holds--;
@@ -142,7 +149,7 @@ export class TextScrub {
     this.keep(name, held, held ? shape : undefined, longest ? sent.slice(-longest) : '');
     const last = crossed === whole.length ? `${this.cross}${whole}` : `${sent}${held}`;
     this.noteCross(crossed === whole.length ? '' : name, last.slice(last.length - this.ends(last, last.length).longest));
-    return crossed ? `${KEY_MASK}${out}` : out;
+    return crossed ? `${before}${KEY_MASK}${out}` : out;
   }
 
   /** `end` as the last text's start of a form, of stream `name`: another stream's text that starts none (a tool's name) leaves it. */
@@ -197,6 +204,18 @@ export class TextScrub {
     return out;
   }
 
+  /**
+   * An upstream's string that is no stream's text (an id, a fingerprint, a tool call's id), as it goes out: each key
+   * and start of one cut short masked (maskedFrom), as in a whole answer. The one function for such strings of a
+   * stream; a value it let go last (a chunk's id, its fingerprint: the same in every chunk) is a string compare.
+   */
+  field(text: string): string {
+    if (text === this.cleanFields[0] || text === this.cleanFields[1]) return text;
+    if (this.hasKey(text)) return maskedFrom(text, this.forms);
+    [this.cleanFields[1], this.cleanFields[0]] = [this.cleanFields[0], text];
+    return text;
+  }
+
   /** `value`'s strings, deep, with each form masked (maskStrings). */
   maskIn(value: Body): void {
     maskStrings(value, '\\', this.forms);
@@ -227,7 +246,7 @@ export class TextScrub {
   }
 
   /** Whether `text` holds a key whole or a start of one that is masked wherever it stands (leastStart). */
-  private hasKey(text: string): boolean {
+  hasKey(text: string): boolean {
     for (const probe of this.probes) if (text.includes(probe)) return true;
     return false;
   }
@@ -276,22 +295,4 @@ export class TextScrub {
     }
     return { longest, over };
   }
-}
-
-/**
- * A parsed Responses event through `scrub`: a `.delta` event's text as its stream's next (by type, item
- * and content part); before any other event, what is held goes out as the delta events it was taken
- * from (returned, to send first). Audio's base64 deltas are no text and pass as they are.
- */
-export function scrubResponsesEvent(scrub: TextScrub, event: Body): Body[] | undefined {
-  const type = event.type;
-  if (typeof type === 'string' && type.endsWith('.delta') && type !== 'response.audio.delta' && typeof event.delta === 'string') {
-    const name = `${type}|${String(event.item_id)}|${String(event.output_index)}|${String(event.content_index ?? event.summary_index ?? '')}`;
-    if (scrub.needs(name, event.delta)) event.delta = scrub.piece(name, event.delta, { ...event, delta: '' });
-    return undefined;
-  }
-  // Any other event's strings (a `.done` text, the final response's output) searched decoded: a key escaped in them too.
-  scrub.maskIn(event);
-  if (!scrub.holding) return undefined;
-  return scrub.release().map(({ text, shape }) => ({ ...shape, delta: text }));
 }

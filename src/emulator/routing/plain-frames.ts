@@ -113,9 +113,10 @@ export class PlainFrames {
   /**
    * Whether a plain chunk's content may go out as it came, as choice 0's content's next text (text-scrub.ts;
    * it keeps what that text ends with when it may); a chunk whose content may not is parsed. With it, a chunk
-   * with any other text (another choice's, reasoning, a refusal, a tool call) is parsed too.
+   * with any other text (another choice's, reasoning, a refusal, a tool call) is parsed too, and so is one whose
+   * `data` (given when it is not the pattern's but for its content) holds a key elsewhere (its id, its fingerprint).
    */
-  clean: ((content: string) => boolean) | undefined;
+  clean: ((content: string, data?: string) => boolean) | undefined;
 
   /** `first`: the stream's first chunk, parsed; `id`: the caller's id for every chunk. */
   constructor(first: Body, c: Candidate, id: string) {
@@ -151,7 +152,7 @@ export class PlainFrames {
     const plain = this.clean && !contentAlone(data) ? undefined : this.relabel(data);
     if (plain === undefined) return false;
     this.content = contentOf(data);
-    if (this.clean && !this.clean(this.content)) return false;
+    if (this.clean && !this.clean(this.content, data)) return false;
     this.learn(data, plain);
     add('data: ');
     add(plain);

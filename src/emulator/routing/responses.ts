@@ -1,4 +1,5 @@
-import { scrubResponsesEvent, type TextScrub } from '../providers/text-scrub.js';
+import { scrubResponsesEvent } from '../providers/responses-scrub.js';
+import type { TextScrub } from '../providers/text-scrub.js';
 import type { Ctx } from '../http/http.js';
 import { openEventStream } from '../state/billing.js';
 import { ProviderFailure, type QueuedEvents, type UpstreamReply } from '../providers/types.js';
