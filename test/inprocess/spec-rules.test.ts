@@ -241,7 +241,9 @@ describe('stream rules of the spec', () => {
     const events = r.text.split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6)));
     const failed = events.find((e) => e.type === 'response.failed');
     expect(failed.response.status).toBe('failed');
-    expect(failed.response.error).toEqual({ code: expect.any(String), message: expect.any(String) });
+    // The canonical cause beside them, as chat's error chunk says it (stream-break-causes.test.ts).
+    expect(failed.response.error).toEqual({ code: expect.any(String), message: expect.any(String), error_type: expect.any(String) });
+    expect(CANONICAL_ERROR_TYPES).toContain(failed.response.error.error_type);
   });
 });
 

@@ -6,21 +6,8 @@
 import { SSEDecoder, type SSEEvent } from '../../client/sse.js';
 import { statusLine } from '../../client/errors.js';
 import { isRecord } from '../../internal/shape.js';
+import { anthropicErrorStatus } from '../../internal/anthropic-error-types.js';
 import { CliError, exitCodeForStatus } from '../exit-codes.js';
-
-/** A messages error's type as the status Anthropic's API answers it with; a stream's break (api_error) is a 502, as the service's. */
-const MESSAGES_STATUS: Record<string, number> = {
-  invalid_request_error: 400,
-  authentication_error: 401,
-  billing_error: 402,
-  permission_error: 403,
-  not_found_error: 404,
-  request_too_large: 413,
-  rate_limit_error: 429,
-  api_error: 502,
-  timeout_error: 504,
-  overloaded_error: 529,
-};
 
 interface Failure {
   status: number;
@@ -41,7 +28,7 @@ function failureOf(ev: SSEEvent): Failure | undefined {
   if (!isRecord(data)) return undefined;
   const error = data.error;
   // Messages: {type: 'error', error: {type, message}}.
-  if ((ev.event === 'error' || data.type === 'error') && isRecord(error) && typeof error.type === 'string') return { status: MESSAGES_STATUS[error.type] ?? 502, message: said(error, error.type) };
+  if ((ev.event === 'error' || data.type === 'error') && isRecord(error) && typeof error.type === 'string') return { status: anthropicErrorStatus(error.type), message: said(error, error.type) };
   // Responses: an `error` event ({type, code, message}), or `response.failed` with its response's error.
   if (data.type === 'error') return { status: statusOf(data.code), message: said(data, 'the response failed') };
   if (data.type === 'response.failed') {

@@ -80,18 +80,27 @@ const after: (() => void)[] = [];
 
 function endAnswers(): void {
   for (const [res, text] of answers.splice(0)) res.end(text);
-  for (const work of after.splice(0)) work();
+  for (const work of after.splice(0)) contained(work);
+}
+
+/** Runs `work`; a throw is said on stderr, one line: its answer is out, nothing is left to answer it to. */
+function contained(work: () => void): void {
+  try {
+    work();
+  } catch (err) {
+    process.stderr.write(`emulator: internal error after an answer went out: ${(err as Error)?.message ?? String(err)}\n`);
+  }
 }
 
 /**
  * Runs `work` once the answers waiting for this turn's end have gone out (at once when none waits):
  * what a caller does not need before its answer's last byte (a generation's record) no longer delays
  * it. Still in this turn, before any other request is read: a call made after its answer finds it done.
- * `work` must not throw (nothing is left to answer a failure to).
+ * A throw of `work` is contained: said on stderr, the answers and the work after it unaffected.
  */
 export function afterAnswers(work: () => void): void {
   if (answers.length) after.push(work);
-  else work();
+  else contained(work);
 }
 
 /** A JSON answer with its length (without it: chunked encoding, several writes) and a request id. */

@@ -3,21 +3,16 @@
  * failed batch item): the OpenAPI's AnthropicMessagesErrorResponse, `{type: 'error', error: {type, message}}`.
  */
 import { errorBody } from '../http/http.js';
+import { anthropicErrorType } from '../../internal/anthropic-error-types.js';
 
 type Body = Record<string, unknown>;
-
-/**
- * An error's type in Anthropic's words by its status: those AnthropicMessagesErrorResponse lists (the
- * service's), any other 4xx `invalid_request_error` and 5xx `api_error`, as Anthropic's own API says them.
- */
-const BY_STATUS: Record<number, string> = { 401: 'authentication_error', 402: 'billing_error', 403: 'permission_error', 404: 'not_found_error', 408: 'timeout_error', 429: 'rate_limit_error', 503: 'overloaded_error', 504: 'timeout_error', 524: 'timeout_error', 529: 'overloaded_error' };
 
 /** A cause (the canonical `error_type`) that names Anthropic's type whatever the status it came with (a stream's break is always a 502). */
 const BY_CAUSE: Record<string, string> = { provider_overloaded: 'overloaded_error', timeout: 'timeout_error', rate_limit_exceeded: 'rate_limit_error' };
 
 export function messagesErrorType(status: number, cause?: unknown): string {
   const byCause = typeof cause === 'string' ? BY_CAUSE[cause] : undefined;
-  return byCause ?? BY_STATUS[status] ?? (status >= 400 && status < 500 ? 'invalid_request_error' : 'api_error');
+  return byCause ?? anthropicErrorType(status);
 }
 
 /** The `error` object of a messages error: its type, its message, the canonical cause beside them. */

@@ -199,7 +199,7 @@ export function responseEvents(plan: ReturnType<typeof planResponses>): { events
   const { usage: _usage, ...rest } = result;
   // Usage is known only at the end: an in-progress response leaves it out (the schema has no null for it).
   const pending = { ...rest, status: 'in_progress', completed_at: null, output: [], output_text: '' };
-  const failedAt = (sequence_number: number) => ({ type: 'response.failed', sequence_number, response: { ...pending, status: 'failed', error: { code: 'server_error', message: 'Provider returned an error mid-stream' } } });
+  const failedAt = (sequence_number: number) => ({ type: 'response.failed', sequence_number, response: { ...pending, status: 'failed', error: { code: 'server_error', message: 'Provider returned an error mid-stream', error_type: 'provider_unavailable' } } });
   if (plan.calls) {
     const events = [{ type: 'response.created', response: pending }, { type: 'response.in_progress', response: pending }, ...functionCallEvents(plan.calls, 0), { type: 'response.completed', response: result }];
     return { events: events.map((e, sequence_number) => ({ ...e, sequence_number })), count: events.length, failed: failedAt(events.length) };

@@ -14,6 +14,7 @@ import { endUser } from './end-user.js';
 import { responseText, servedBy } from './kept.js';
 import { genId } from '../resources/chat.js';
 import { cutText } from '../../internal/first-words.js';
+import { failureBreak, responsesBreakError, upstreamCause, type StreamBreak } from './stream-break.js';
 
 type Body = Record<string, unknown>;
 type StreamReply = Extract<UpstreamReply, { kind: 'stream' }>;
@@ -127,13 +128,15 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
   };
   const out = new Outgoing('', tokens);
   for (const event of held) out.add(frame(event));
-  let broken: string | undefined;
+  let broken: StreamBreak | undefined;
   /** Adds one upstream event to `out`; true when the stream is over. */
   const relayed = (data: string): boolean => {
     if (data === '[DONE]') return true;
     const event = eventObject(data, c);
     if (event.type === 'error' || event.type === 'response.failed') {
-      broken = cutText(hide(JSON.stringify(event.error ?? (event.response as Body | undefined)?.error ?? {})), 200);
+      // An `error` event says its code and message beside its type; `response.failed` in its response's error.
+      const error = event.error ?? (event.response as Body | undefined)?.error ?? { code: event.code, message: event.message, param: event.param };
+      broken = { words: cutText(hide(JSON.stringify(error)), 200), cause: upstreamCause(error) };
       return true;
     }
     out.add(frame(event));
@@ -141,7 +144,10 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
   };
   // Read to the final event, not to the upstream's end: one that keeps its stream open after it is not
   // waited for (its connection is kept all the same, the end seen; a cassette is kept as the reader stops).
-  if (!final) broken = (await pump(res, closed, it, c, out.take, relayed))?.message ?? broken;
+  if (!final) {
+    const failure = await pump(res, closed, it, c, out.take, relayed);
+    if (failure) broken = failureBreak(failure);
+  }
   if (closed()) return { ...cutByCaller(charge, id, tokens, promptTokens, final ? lastResponse.usage : undefined, undefined), upstreamId, text: responseText(lastResponse), tier: lastResponse.service_tier };
   ended = true;
   if (broken === undefined && final) {
@@ -149,7 +155,7 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
     res.end(out.rest());
     return { cost, whole: true, id, upstreamId, usage: lastResponse.usage, finish: lastResponse.status, text: responseText(lastResponse), tier: lastResponse.service_tier };
   }
-  const pending = { ...lastResponse, model: c.model.id, status: 'failed', error: { code: 'server_error', message: `Provider returned an error mid-stream: ${broken ?? 'the stream ended before its final event'}` } };
+  const pending = { ...lastResponse, model: c.model.id, status: 'failed', error: responsesBreakError(broken ?? { words: 'the stream ended before its final event', cause: 'provider_unavailable' }) };
   const failed = { type: 'response.failed', sequence_number: Number(last.sequence_number ?? 0) + 1, response: pending };
   tokens.written();
   const outcome = { ...brokenAfterContent(charge, c, id, tokens, promptTokens, final ? cost : undefined, final ? lastResponse.usage : undefined), upstreamId, text: responseText(lastResponse), tier: lastResponse.service_tier };
