@@ -1,12 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { parseProviders } from '../../src/emulator/providers/config.js';
+import { expect, it } from 'vitest';
 import { round } from '../../src/emulator/models/models.js';
 import { runCliInProcess } from '../support/cli-env.js';
-import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { gatewayForAll } from '../support/gateway-for-all.js';
 
 // An upstream's stream that breaks after its first tokens, before any usage came, is charged what was
 // relayed (the prompt's text counted and the tokens sent, at the configured prices; speech, its
@@ -15,14 +12,12 @@ import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
 // "not known to the service yet" for an hour.
 const PROMPT_PRICE = 1e-6;
 const COMPLETION_PRICE = 1e-4;
+const PRICES = `{ prompt: ${PROMPT_PRICE}, completion: ${COMPLETION_PRICE} }`;
 const SENT = 5;
-let dir: string;
-let upstream: LocalUpstream;
-let gateway: Emulator;
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-broken-charge-'));
-  upstream = await localUpstream((req, res) => {
+const gw = gatewayForAll({
+  prefix: 'router-broken-charge-',
+  upstreams: { up: (req, res) => {
     if (req.url!.endsWith('/audio/speech')) {
       res.writeHead(200, { 'content-type': 'audio/mpeg' });
       res.write(Buffer.alloc(512, 7));
@@ -39,16 +34,8 @@ beforeAll(async () => {
     }
     // The connection drops once what was written went out: no usage, no end.
     res.write('', () => res.destroy());
-  });
-  const prices = `{ prompt: ${PROMPT_PRICE}, completion: ${COMPLETION_PRICE} }`;
-  const yaml = `providers:\n  - { name: up, responses: true, base_url: "${upstream.baseUrl}", models: { test/m: m }, speech_models: { test/tts: tts }, prices: { test/m: ${prices}, test/tts: ${prices} } }\n`;
-  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config: parseProviders(yaml, {}) } });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-  rmSync(dir, { recursive: true, force: true });
+  } },
+  providers: ({ up }) => `providers:\n  - { name: up, responses: true, base_url: "${up}", models: { test/m: m }, speech_models: { test/tts: tts }, prices: { test/m: ${PRICES}, test/tts: ${PRICES} } }\n`,
 });
 
 it.each([
@@ -56,12 +43,12 @@ it.each([
   ['responses', 'resp_broken'],
   ['speak', undefined],
 ])('%s: a stream broken after its first tokens is charged what was relayed and reconciled at once', async (command, known) => {
-  const { apiKey, managementKey } = gateway.store.firstKeys();
-  const env = { ROUTER_API_ROOT: gateway.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_KEYCHAIN: 'off', ROUTER_PROFILE: '', ROUTER_MODEL: '', NO_COLOR: '', ROUTER_CONFIG_DIR: join(dir, `config-${command}`), ROUTER_STATE_DIR: join(dir, `state-${command}`) };
+  const { apiKey, managementKey } = gw.gateway.store.firstKeys();
+  const env = { ROUTER_API_ROOT: gw.gateway.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_KEYCHAIN: 'off', ROUTER_PROFILE: '', ROUTER_MODEL: '', NO_COLOR: '', ROUTER_CONFIG_DIR: join(gw.dir, `config-${command}`), ROUTER_STATE_DIR: join(gw.dir, `state-${command}`) };
   const run = (args: string[]) => runCliInProcess(args, { env });
-  const workspace = gateway.store.findKey(apiKey)!.workspace;
-  const before = gateway.store.balance(workspace);
-  const r = await run(command === 'speak' ? ['speak', 'part', '--model', 'test/tts', '--voice', 'alloy', '-o', join(dir, 'cut.mp3')] : [command, '--model', 'test/m', 'part']);
+  const workspace = gw.gateway.store.findKey(apiKey)!.workspace;
+  const before = gw.gateway.store.balance(workspace);
+  const r = await run(command === 'speak' ? ['speak', 'part', '--model', 'test/tts', '--voice', 'alloy', '-o', join(gw.dir, 'cut.mp3')] : [command, '--model', 'test/m', 'part']);
   expect(r.code, r.stderr).not.toBe(0);
   if (command !== 'speak') expect(r.stdout).toContain('word4');
 
@@ -74,8 +61,8 @@ it.each([
   expect(line).not.toHaveProperty('cost');
   // "user: part" is 3 tokens, as the fake models count a prompt; speech is its 4 characters, as a hang-up after audio.
   const owed = command === 'speak' ? round(4 * PROMPT_PRICE) : round(round(3 * PROMPT_PRICE) + round(SENT * COMPLETION_PRICE));
-  expect(round(before - gateway.store.balance(workspace))).toBe(owed);
-  const g = await fetch(`${gateway.apiRoot}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${apiKey}` } });
+  expect(round(before - gw.gateway.store.balance(workspace))).toBe(owed);
+  const g = await fetch(`${gw.gateway.apiRoot}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${apiKey}` } });
   expect(g.status).toBe(200);
   const tokens = command === 'speak' ? {} : { tokens_prompt: 3, tokens_completion: SENT };
   expect(((await g.json()) as { data: unknown }).data).toMatchObject({ cancelled: false, finish_reason: 'error', streamed: true, provider_name: 'up', total_cost: owed, ...tokens });

@@ -1,11 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { parseProviders } from '../../src/emulator/providers/config.js';
-import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { describe, expect, it, vi } from 'vitest';
+import { gatewayForAll } from '../support/gateway-for-all.js';
 import { SETTLE } from '../support/until.js';
 
 // Concurrent gateway requests racing one balance: each bounded request (prices, max_tokens) holds
@@ -13,9 +8,6 @@ import { SETTLE } from '../support/until.js';
 const PRICE = 0.001;
 const MAX_TOKENS = 4;
 const N = 10;
-let dir: string;
-let gateway: Emulator;
-let upstream: LocalUpstream;
 let waiting: { res: ServerResponse; stream: boolean; embed: boolean }[] = [];
 /** Of a test's N requests, those the gateway answered itself (402): they never come up. */
 let refused = 0;
@@ -55,54 +47,45 @@ const answer = ({ res, stream, embed }: { res: ServerResponse; stream: boolean; 
   res.end(`data: ${JSON.stringify({ ...message, object: 'chat.completion.chunk', choices: [], usage })}\n\ndata: [DONE]\n\n`);
 };
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-credit-race-'));
-  // Holds every request until each of the N has come or been refused (not a pause: a loaded machine's last request
-  // could come after it, once the first were answered and charged, and the race not be run).
-  upstream = await localUpstream((req, res, body) => {
+const gw = gatewayForAll({
+  prefix: 'router-credit-race-',
+  upstreams: { up: (req, res, body) => {
     waiting.push({ res, stream: body.stream === true, embed: req.url!.endsWith('/embeddings') });
     releaseOnceAllIn();
-  });
-  const config = parseProviders(`providers:\n  - { name: up, base_url: "${upstream.baseUrl}", models: { test/m: m }, embedding_models: { test/e: e }, prices: { test/m: { prompt: 0, completion: ${PRICE} }, test/e: { prompt: ${PRICE} } } }\n  - { name: dead, base_url: "http://127.0.0.1:1/v1", models: { test/dead: m }, prices: { test/dead: { prompt: 0, completion: ${PRICE} } } }\n`, {});
-  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-  rmSync(dir, { recursive: true, force: true });
+  } },
+  providers: ({ up }) => `providers:\n  - { name: up, base_url: "${up}", models: { test/m: m }, embedding_models: { test/e: e }, prices: { test/m: { prompt: 0, completion: ${PRICE} }, test/e: { prompt: ${PRICE} } } }\n  - { name: dead, base_url: "http://127.0.0.1:1/v1", models: { test/dead: m }, prices: { test/dead: { prompt: 0, completion: ${PRICE} } } }\n`,
 });
 
 describe('concurrent gateway requests on one balance', () => {
   it.each([false, true])('stream %s: credits for 2 of 10 bounded requests: 2 answered, the rest 402, never below zero, each answer charged its cost', async (stream) => {
     const ws = `race-${stream}`;
-    const { apiKey } = gateway.store.createWorkspace(ws, 2.5 * MAX_TOKENS * PRICE);
+    const { apiKey } = gw.gateway.store.createWorkspace(ws, 2.5 * MAX_TOKENS * PRICE);
     refused = 0;
     const statuses = await Promise.all(
       Array.from({ length: N }, (_, i) =>
-        raced(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/m', stream, max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: `q${i}` }] }) }),
+        raced(`${gw.gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/m', stream, max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: `q${i}` }] }) }),
       ),
     );
     // Before: all ten passed "balance above zero" at once, and the balance ended at -0.03.
     expect(statuses.filter((s) => s === 200)).toHaveLength(2);
     expect(statuses.filter((s) => s === 402)).toHaveLength(N - 2);
-    expect(gateway.store.balance(ws)).toBeCloseTo(0.5 * MAX_TOKENS * PRICE, 10);
+    expect(gw.gateway.store.balance(ws)).toBeCloseTo(0.5 * MAX_TOKENS * PRICE, 10);
   });
 
   it('a request no provider answers gives its hold back whole', async () => {
-    const { apiKey } = gateway.store.createWorkspace('race-dead', 1);
-    const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/dead', max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: 'q' }] }) });
+    const { apiKey } = gw.gateway.store.createWorkspace('race-dead', 1);
+    const res = await fetch(`${gw.gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/dead', max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: 'q' }] }) });
     expect(res.status).toBe(502);
     await res.arrayBuffer();
-    await vi.waitFor(() => expect(gateway.store.balance('race-dead')).toBe(1), SETTLE);
+    await vi.waitFor(() => expect(gw.gateway.store.balance('race-dead')).toBe(1), SETTLE);
   });
 
   it('embeddings alike: bounded by the input, never below zero together', async () => {
-    const { apiKey } = gateway.store.createWorkspace('race-embed', 0.1);
+    const { apiKey } = gw.gateway.store.createWorkspace('race-embed', 0.1);
     refused = 0;
     const statuses = await Promise.all(
       Array.from({ length: N }, (_, i) =>
-        raced(`${gateway.apiRoot}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/e', input: `q${i}` }) }),
+        raced(`${gw.gateway.apiRoot}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/e', input: `q${i}` }) }),
       ),
     );
     const answered = statuses.filter((s) => s === 200).length;
@@ -110,6 +93,6 @@ describe('concurrent gateway requests on one balance', () => {
     expect(answered).toBeGreaterThanOrEqual(1);
     expect(answered).toBeLessThanOrEqual(2);
     expect(statuses.filter((s) => s === 402)).toHaveLength(N - answered);
-    expect(gateway.store.balance('race-embed')).toBeCloseTo(0.1 - answered * 40 * PRICE, 10);
+    expect(gw.gateway.store.balance('race-embed')).toBeCloseTo(0.1 - answered * 40 * PRICE, 10);
   });
 });

@@ -1,10 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { parseProviders } from '../../src/emulator/providers/config.js';
-import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { describe, expect, it, vi } from 'vitest';
+import { gatewayForAll } from '../support/gateway-for-all.js';
 import { SETTLE } from '../support/until.js';
 
 // A caller who hangs up on a stream through the gateway after a tool call's arguments (or reasoning)
@@ -12,18 +7,14 @@ import { SETTLE } from '../support/until.js';
 // reasoning and tool arguments alike). Before: only `content` counted, so a whole tool call, read
 // and then hung up on before its end, cost nothing (the hold given back in full).
 const PRICE = 1e-3;
-let dir: string;
-let gateway: Emulator;
-let upstream: LocalUpstream;
 let letGo = 0;
 
 const chunk = (delta: Record<string, unknown>) => `data: ${JSON.stringify({ id: 'gen-tool', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
 const ARGS = ['{"city": ', '"Paris and its many quarters", ', '"units": "celsius"}'];
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-hang-up-tools-'));
-  // A tool call's arguments in pieces (or reasoning, for model "think"), then nothing: the caller hangs up.
-  upstream = await localUpstream((req, res, body) => {
+const gw = gatewayForAll({
+  prefix: 'router-hang-up-tools-',
+  upstreams: { up: (req, res, body) => {
     res.on('close', () => letGo++);
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     if (req.url!.endsWith('/responses')) {
@@ -47,22 +38,15 @@ beforeAll(async () => {
     }
     res.write(chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'weather', arguments: '' } }] }));
     for (const piece of ARGS) res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
-  });
-  const yaml = `providers:\n  - { name: up, base_url: "${upstream.baseUrl}", responses: true, models: { test/m: m, test/think: think, test/speak: speak, test/say: say }, prices: { test/m: { prompt: ${PRICE}, completion: ${PRICE} }, test/think: { prompt: ${PRICE}, completion: ${PRICE} }, test/speak: { prompt: ${PRICE}, completion: ${PRICE} }, test/say: { prompt: ${PRICE}, completion: ${PRICE} } } }\n`;
-  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config: parseProviders(yaml, {}) } });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-  rmSync(dir, { recursive: true, force: true });
+  } },
+  providers: ({ up }) => `providers:\n  - { name: up, base_url: "${up}", responses: true, models: { test/m: m, test/think: think, test/speak: speak, test/say: say }, prices: { test/m: { prompt: ${PRICE}, completion: ${PRICE} }, test/think: { prompt: ${PRICE}, completion: ${PRICE} }, test/speak: { prompt: ${PRICE}, completion: ${PRICE} }, test/say: { prompt: ${PRICE}, completion: ${PRICE} } } }\n`,
 });
 
 async function hangUpAfter(ws: string, model: string, last: string, path = 'chat/completions'): Promise<number> {
-  const { apiKey } = gateway.store.createWorkspace(ws, 1);
+  const { apiKey } = gw.gateway.store.createWorkspace(ws, 1);
   const caller = new AbortController();
   const body = path === 'responses' ? { model, stream: true, max_output_tokens: 100, input: 'weather' } : { model, stream: true, max_tokens: 100, messages: [{ role: 'user', content: 'weather' }] };
-  const res = await fetch(`${gateway.apiRoot}/v1/${path}`, { method: 'POST', signal: caller.signal, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${gw.gateway.apiRoot}/v1/${path}`, { method: 'POST', signal: caller.signal, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   expect(res.status).toBe(200);
   const reader = res.body!.getReader();
   let text = '';
@@ -74,7 +58,7 @@ async function hangUpAfter(ws: string, model: string, last: string, path = 'chat
   const before = letGo;
   caller.abort();
   await vi.waitFor(() => expect(letGo).toBeGreaterThan(before), SETTLE);
-  return 1 - gateway.store.balance(ws);
+  return 1 - gw.gateway.store.balance(ws);
 }
 
 describe('a hang-up after output that is not content', () => {

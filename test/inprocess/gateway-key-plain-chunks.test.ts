@@ -1,12 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { parseProviders } from '../../src/emulator/providers/config.js';
-import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { describe, expect, it } from 'vitest';
+import { gatewayForAll } from '../support/gateway-for-all.js';
 
 // A chunk the relay frames from its bytes (a plain one: content, no end, no usage) must carry no other
 // text the stream scrub did not see (text-scrub.ts): another choice's content, reasoning or a refusal beside
@@ -38,9 +33,6 @@ const CASES: Record<string, { events: string[]; said: Record<string, string> }> 
 };
 
 let next: string[] = [];
-let dir: string;
-let upstream: LocalUpstream;
-let gateway: Emulator;
 
 /** Writes each event on its own, the next once the last went out (separate network reads, as a model's tokens come). */
 async function stream(res: ServerResponse, events: string[]): Promise<void> {
@@ -52,23 +44,17 @@ async function stream(res: ServerResponse, events: string[]): Promise<void> {
   res.end();
 }
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-key-plain-'));
-  upstream = await localUpstream((_req, res) => void stream(res, next));
-  const yaml = `providers:\n  - { name: up, base_url: "${upstream.baseUrl}", api_key_env: UP_KEY, models: { test/m: m } }\n`;
-  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config: parseProviders(yaml, { UP_KEY: KEY }) } });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-  rmSync(dir, { recursive: true, force: true });
+const gw = gatewayForAll({
+  prefix: 'router-key-plain-',
+  upstreams: { up: (_req, res) => void stream(res, next) },
+  providers: ({ up }) => `providers:\n  - { name: up, base_url: "${up}", api_key_env: UP_KEY, models: { test/m: m } }\n`,
+  env: { UP_KEY: KEY },
 });
 
 describe('a provider key split between plain chunks beside their content', () => {
   it.each(Object.keys(CASES))('%s: never joined whole at the caller', async (name) => {
     next = CASES[name]!.events;
-    const client = new OpenAI({ apiKey: gateway.store.firstKeys().apiKey, baseURL: `${gateway.apiRoot}/v1`, maxRetries: 0, timeout: 20_000 });
+    const client = new OpenAI({ apiKey: gw.gateway.store.firstKeys().apiKey, baseURL: `${gw.gateway.apiRoot}/v1`, maxRetries: 0, timeout: 20_000 });
     const texts: Record<string, string> = {};
     for await (const part of await client.chat.completions.create({ model: 'test/m', stream: true, messages: [{ role: 'user', content: 'say it' }] })) {
       for (const choice of part.choices) {

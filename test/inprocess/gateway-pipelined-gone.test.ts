@@ -1,13 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { parseProviders } from '../../src/emulator/providers/config.js';
+import { describe, expect, it, vi } from 'vitest';
 import { round } from '../../src/emulator/models/models.js';
-import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { gatewayForAll } from '../support/gateway-for-all.js';
 import { SETTLE } from '../support/until.js';
 
 // Two streamed requests pipelined on one HTTP/1.1 connection, whose client then goes away. Node gives
@@ -17,9 +12,6 @@ import { SETTLE } from '../support/until.js';
 const PROMPT_PRICE = 1e-6;
 const COMPLETION_PRICE = 1e-4;
 const SENT = 5;
-let dir: string;
-let gateway: Emulator;
-let upstream: LocalUpstream;
 /** The upstream's answers, and how many of them the gateway let go. */
 const upstreamAnswers: ServerResponse[] = [];
 let letGo = 0;
@@ -27,39 +19,31 @@ let answering: () => void = () => {};
 
 const chunk = (delta: Record<string, unknown>) => `data: ${JSON.stringify({ id: 'gen-up', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-pipelined-'));
-  // SENT words, then the stream stays open until the gateway lets it go.
-  upstream = await localUpstream((_req, res) => {
+const gw = gatewayForAll({
+  prefix: 'router-pipelined-',
+  upstreams: { up: (_req, res) => {
     upstreamAnswers.push(res);
     res.on('close', () => letGo++);
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(chunk({ role: 'assistant' }));
     for (let i = 0; i < SENT; i++) res.write(chunk({ content: `word${i} ` }));
     if (upstreamAnswers.length === 2) answering();
-  });
-  const config = parseProviders(`providers:\n  - { name: up, base_url: "${upstream.baseUrl}", models: { test/m: m }, prices: { test/m: { prompt: ${PROMPT_PRICE}, completion: ${COMPLETION_PRICE} } } }\n`, {});
-  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-  rmSync(dir, { recursive: true, force: true });
+  } },
+  providers: ({ up }) => `providers:\n  - { name: up, base_url: "${up}", models: { test/m: m }, prices: { test/m: { prompt: ${PROMPT_PRICE}, completion: ${COMPLETION_PRICE} } } }\n`,
 });
 
 describe('pipelined streams whose client goes away', () => {
   it('are each closed: the upstreams let go, only what was relayed charged, nothing left open for a stop', async () => {
-    const { apiKey } = gateway.store.createWorkspace('piped', 1);
+    const { apiKey } = gw.gateway.store.createWorkspace('piped', 1);
     const closed: boolean[] = [];
-    gateway.server.on('request', (_req, res: ServerResponse) => {
+    gw.gateway.server.on('request', (_req, res: ServerResponse) => {
       const at = closed.push(false) - 1;
       res.once('close', () => (closed[at] = true));
     });
     const body = JSON.stringify({ model: 'test/m', stream: true, max_tokens: 100, messages: [{ role: 'user', content: 'part' }] });
     const request = `POST /api/v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${apiKey}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
     const bothAnswering = new Promise<void>((resolve) => (answering = resolve));
-    const socket = connect(gateway.port, '127.0.0.1');
+    const socket = connect(gw.gateway.port, '127.0.0.1');
     let seen = '';
     const firstWords = new Promise<void>((resolve) =>
       socket.on('data', (d: Buffer) => {
@@ -78,6 +62,6 @@ describe('pipelined streams whose client goes away', () => {
     await vi.waitFor(() => expect(letGo).toBe(2), SETTLE);
     // Each is charged as a cut stream: the prompt's text ("user: part", 3 tokens) and the words relayed.
     const owed = round(round(3 * PROMPT_PRICE) + round(SENT * COMPLETION_PRICE));
-    await vi.waitFor(() => expect(gateway.store.balance('piped')).toBeCloseTo(1 - 2 * owed, 10), SETTLE);
+    await vi.waitFor(() => expect(gw.gateway.store.balance('piped')).toBeCloseTo(1 - 2 * owed, 10), SETTLE);
   });
 });

@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { parseProviders } from '../../src/emulator/providers/config.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { round } from '../../src/emulator/models/models.js';
-import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { parseProviders } from '../../src/emulator/providers/config.js';
+import { gatewayForAll } from '../support/gateway-for-all.js';
 import { SETTLE } from '../support/until.js';
 
 // Requests that name no max_tokens, or go to a provider without prices, running together on credits
@@ -19,38 +15,30 @@ const UPSTREAM_COST = 0.4;
 /** test/priced's completion price: its answer of 20 tokens costs about 0.4 too. */
 const DEAR = 0.02;
 const USAGE = { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 };
-let dir: string;
-let gateway: Emulator;
-let upstream: LocalUpstream;
 /** Requests the upstream holds unanswered until `release()`. */
 let waiting: (() => void)[] = [];
 const release = () => {
   for (const answer of waiting.splice(0)) answer();
 };
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-unbounded-'));
-  upstream = await localUpstream((_req, res, body) => {
+const gw = gatewayForAll({
+  prefix: 'router-unbounded-',
+  upstreams: { up: (_req, res, body) => {
     waiting.push(() => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ id: `gen-${Math.random().toString(36).slice(2)}`, object: 'chat.completion', created: 1, model: body.model, choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { ...USAGE, cost: UPSTREAM_COST } }));
     });
-  });
-  const yaml = `providers:
+  } },
+  providers: ({ up }) => `providers:
   - name: up
-    base_url: "${upstream.baseUrl}"
+    base_url: "${up}"
     models: { test/limited: m, test/priced: m, test/unpriced: m }
     prices: { test/limited: { prompt: ${PROMPT}, completion: ${COMPLETION} }, test/priced: { prompt: ${PROMPT}, completion: ${DEAR} } }
     max_completion_tokens: { test/limited: ${MAX} }
-`;
-  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config: parseProviders(yaml, {}) } });
+`,
 });
-
-afterAll(async () => {
+afterAll(() => {
   release();
-  await gateway?.close();
-  await upstream?.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const body = (model: string) => ({ model, messages: [{ role: 'user', content: 'no max_tokens here' }] });
@@ -58,10 +46,10 @@ const body = (model: string) => ({ model, messages: [{ role: 'user', content: 'n
 /** Sends `n` requests at once as a fresh workspace with `credits`; their statuses once all ended. */
 async function together(ws: string, credits: number, model: string, n: number, reaching: number) {
   waiting = [];
-  const { apiKey } = gateway.store.createWorkspace(ws, credits);
+  const { apiKey } = gw.gateway.store.createWorkspace(ws, credits);
   const statuses: number[] = [];
   const answers = Array.from({ length: n }, () =>
-    fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body(model)) }).then(async (res) => {
+    fetch(`${gw.gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body(model)) }).then(async (res) => {
       statuses.push(res.status);
       return res.text();
     }),
@@ -84,7 +72,7 @@ describe('requests with no bound of their own, many at once on little credit', (
     const { statuses } = await together('limited', credits, 'test/limited', 8, fit);
     expect(statuses).toEqual([...Array(fit).fill(200), ...Array(8 - fit).fill(402)]);
     const cost = round(round(USAGE.prompt_tokens * PROMPT) + round(USAGE.completion_tokens * COMPLETION));
-    expect(gateway.store.balance('limited')).toBeCloseTo(credits - fit * cost, 10);
+    expect(gw.gateway.store.balance('limited')).toBeCloseTo(credits - fit * cost, 10);
   });
 
   it.each(['test/unpriced', 'test/priced'])('%s, nothing to bound it: all are answered, each charged at most what is left; the balance ends at zero, not below', async (model) => {
@@ -93,21 +81,21 @@ describe('requests with no bound of their own, many at once on little credit', (
     expect(statuses).toEqual(Array(8).fill(200));
     const perAnswer = model === 'test/unpriced' ? UPSTREAM_COST : round(round(USAGE.prompt_tokens * PROMPT) + round(USAGE.completion_tokens * DEAR));
     expect(8 * perAnswer).toBeGreaterThan(1);
-    expect(gateway.store.balance(ws)).toBe(0);
+    expect(gw.gateway.store.balance(ws)).toBe(0);
     // Each generation says what it was charged: together, the one credit there was.
     const charged = await Promise.all(ids.map(async (id) => {
-      const got = await fetch(`${gateway.apiRoot}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${apiKey}` } });
+      const got = await fetch(`${gw.gateway.apiRoot}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${apiKey}` } });
       return ((await got.json()) as { data: { total_cost: number } }).data.total_cost;
     }));
     expect(charged).toHaveLength(8);
     expect(round(charged.reduce((a, b) => a + b, 0))).toBe(1);
     // Spent: the next is refused before any upstream is asked.
-    const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body(model)) });
+    const res = await fetch(`${gw.gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body(model)) });
     expect(res.status).toBe(402);
   });
 
   it('the model list says a model\'s max_completion_tokens', async () => {
-    const res = await fetch(`${gateway.apiRoot}/v1/models`, { headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}` } });
+    const res = await fetch(`${gw.gateway.apiRoot}/v1/models`, { headers: { authorization: `Bearer ${gw.gateway.store.firstKeys().apiKey}` } });
     const models = ((await res.json()) as { data: { id: string; top_provider: { max_completion_tokens: number | null } }[] }).data;
     expect(models.find((m) => m.id === 'test/limited')!.top_provider.max_completion_tokens).toBe(MAX);
     expect(models.find((m) => m.id === 'test/priced')!.top_provider.max_completion_tokens).toBeNull();

@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { describe, expect, it } from 'vitest';
 import { StateStore } from '../../src/emulator/state/store.js';
-import { parseProviders } from '../../src/emulator/providers/config.js';
-import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { gatewayForAll } from '../support/gateway-for-all.js';
 import { promptCount } from '../../src/emulator/routing/hang-up.js';
 import { round } from '../../src/emulator/models/models.js';
 
@@ -13,34 +9,21 @@ import { round } from '../../src/emulator/models/models.js';
 // counts so large that their cost is not a finite number must neither reach the balance (NaN or
 // Infinity there lets every later hold through, and state.json writes them as null, so the next
 // start refuses its own state) nor be sent as an answer nobody paid for.
-let dir: string;
-let gateway: Emulator;
-let upstream: LocalUpstream;
-let key: string;
 const PRICE = 0.001;
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-usage-bounds-'));
-  // Answers with the usage the request's one message spells, as it spells it (1e309 parses as Infinity).
-  upstream = await localUpstream((_req, res, body) => {
+const gw = gatewayForAll({
+  prefix: 'router-usage-bounds-',
+  upstreams: { up: (_req, res, body) => {
     const usage = (body.messages as { content: string }[])[0]!.content;
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(`{"id":"gen-u","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":${usage}}`);
-  });
-  const config = parseProviders(`providers:\n  - { name: up, base_url: "${upstream.baseUrl}", models: { test/m: m }, prices: { test/m: { prompt: ${PRICE}, completion: ${PRICE} } } }\n`, {});
-  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
-  key = gateway.store.firstKeys().apiKey;
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-  rmSync(dir, { recursive: true, force: true });
+  } },
+  providers: ({ up }) => `providers:\n  - { name: up, base_url: "${up}", models: { test/m: m }, prices: { test/m: { prompt: ${PRICE}, completion: ${PRICE} } } }\n`,
 });
 
 const ask = (usage: string) =>
-  fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/m', messages: [{ role: 'user', content: usage }] }) });
-const usage = () => gateway.store.workspace('default').total_usage;
+  fetch(`${gw.gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/m', messages: [{ role: 'user', content: usage }] }) });
+const usage = () => gw.gateway.store.workspace('default').total_usage;
 
 describe('an upstream usage out of bounds', () => {
   it('a negative token count says nothing of its side: the tokens that are there are charged, the prompt counted', async () => {
@@ -63,10 +46,10 @@ describe('an upstream usage out of bounds', () => {
     expect(res.status).toBe(502);
     expect(((await res.json()) as any).error.message).toMatch(/usage/);
     expect(usage()).toBe(before);
-    expect(Number.isFinite(gateway.store.balance('default'))).toBe(true);
-    await gateway.store.idle();
-    gateway.store.close();
+    expect(Number.isFinite(gw.gateway.store.balance('default'))).toBe(true);
+    await gw.gateway.store.idle();
+    gw.gateway.store.close();
     // The state it saved is read again (before: total_usage null, "not a workspace record").
-    expect(new StateStore(join(dir, 'gateway')).workspace('default').total_usage).toBe(before);
+    expect(new StateStore(join(gw.dir, 'gateway')).workspace('default').total_usage).toBe(before);
   });
 });
