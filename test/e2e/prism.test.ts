@@ -10,6 +10,7 @@ import { runCli } from '../helpers.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { waitBound } from '../support/until.js';
+import { childPort } from '../support/upstreams.js';
 import { RouterClient } from '../../src/client/index.js';
 
 // router against a service we did not write: Stoplight Prism serving the official OpenAPI of the
@@ -30,14 +31,6 @@ let preferCode: number | undefined;
 /** Prism's `Prefer: dynamic=true`: answers made up from the OpenAPI's schemas, not its examples. */
 let preferDynamic = false;
 
-function freePort(): Promise<number> {
-  return new Promise((ok) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => ok(port));
-    });
-  });
-}
 
 async function waitForPrism(port: number): Promise<void> {
   for (const end = Date.now() + waitBound(); Date.now() < end; ) {
@@ -57,7 +50,7 @@ async function waitForPrism(port: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  const port = (prismPort = await freePort());
+  const port = (prismPort = await childPort());
   prism = spawn(PRISM, ['mock', '-h', '127.0.0.1', '-p', String(port), OPENAPI], { stdio: 'ignore' });
   await waitForPrism(port);
   proxy = createServer((req, res) => {

@@ -1,9 +1,9 @@
 // The reference MCP server (@modelcontextprotocol/server-everything) over HTTP, as its own process on a free port.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
 import { until } from './until.js';
+import { childPort } from './upstreams.js';
 
 /** server-everything's entry point, run with a transport's name ('stdio', 'sse', 'streamableHttp'). */
 export const EVERYTHING = join(resolve(import.meta.dirname, '..', '..'), 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -11,19 +11,10 @@ export const EVERYTHING = join(resolve(import.meta.dirname, '..', '..'), 'node_m
 /** What server-everything says on stderr once it listens, by transport. */
 const READY = { sse: 'running on port', streamableHttp: 'listening' } as const;
 
-/** A port no one listens on now (asked of the system, then let go). */
-function freePort(): Promise<number> {
-  return new Promise((r) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => r(p));
-    });
-  });
-}
 
 /** Starts server-everything over `transport` and resolves once it listens (within the hook's bound): its process and origin. */
 export async function everythingOverHttp(transport: keyof typeof READY): Promise<{ server: ChildProcess; origin: string }> {
-  const port = await freePort();
+  const port = await childPort();
   const server = spawn(process.execPath, [EVERYTHING, transport], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
   let said = '';
   server.stderr!.on('data', (b: Buffer) => (said += b));

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitBound } from './until.js';
+import { childPort } from './upstreams.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 const OPENAPI = resolve(root, '..', 'shared', 'reference', 'openrouter-openapi.yaml');
@@ -19,18 +20,10 @@ export interface PrismUpstream {
   close(): void;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise<number>((ok) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => ok(port));
-    });
-  });
-}
 
 /** Prism started and answering (its `/credits` example), within the hook's bound. */
 export async function startPrism(): Promise<PrismUpstream> {
-  const port = await freePort();
+  const port = await childPort();
   const prism = spawn(PRISM, ['mock', '-h', '127.0.0.1', '-p', String(port), OPENAPI], { stdio: 'ignore' });
   const proxies: Server[] = [];
   const close = () => {

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,6 +51,30 @@ export async function localUpstream(answer: (req: IncomingMessage, res: ServerRe
 export async function deadPort(): Promise<number> {
   for (let port = 1023 - Math.floor(Math.random() * 100); port > 0; port--) if (await refuses(port)) return port;
   throw new Error('no port below 1024 refuses connections on 127.0.0.1');
+}
+
+/**
+ * A port for a child process (Prism, an MCP server) to listen on: free now and outside the kernel's ephemeral
+ * range, so no other test file's `listen(0)` is handed it before the child binds it (a port asked of the system
+ * and let go could be, and that server then answered the child's readiness probe).
+ */
+export async function childPort(): Promise<number> {
+  const low = ephemeralLow();
+  const floor = Math.max(1024, Math.min(low - 4000, 20000));
+  for (let tries = 0; tries < 200; tries++) {
+    const port = floor + Math.floor(Math.random() * (low - floor));
+    if (await refuses(port)) return port;
+  }
+  throw new Error(`no free port between ${floor} and ${low} on 127.0.0.1`);
+}
+
+/** The lowest port the kernel hands out for port 0 (Linux says it; elsewhere IANA's 49152 is safe enough). */
+function ephemeralLow(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 49152;
+  }
 }
 
 function refuses(port: number): Promise<boolean> {
