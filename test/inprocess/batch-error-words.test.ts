@@ -1,29 +1,28 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BatchError, loadJob } from '../../src/batch/index.js';
 import { openJob } from '../../src/batch/job/run.js';
 import { scanRequests } from '../../src/batch/scan.js';
-import { startInProcessEnv, type InProcessEnv } from '../support/inprocess-env.js';
+import { startInProcessEnv } from '../support/inprocess-env.js';
 import { FLAVORS } from '../support/batch-jobs.js';
+import { startedForAll } from '../support/for-all.js';
 
 // The batch engine speaks to a program in its option names (model, resume), with the facts as data;
-// the CLI words the same failures with its flags and commands, as it always has.
-let t: InProcessEnv;
-let env: NodeJS.ProcessEnv;
-let noModel: string;
-let twoModels: string;
-
+// the CLI words the same failures with its flags and commands, as it always has. Each flavour has
+// its own environment and files.
 describe.each(FLAVORS)('%s flavour', (flavor) => {
-  beforeAll(async () => {
-    t = await startInProcessEnv({ flavor });
+  const t = startedForAll(() => startInProcessEnv({ flavor }));
+  let env: NodeJS.ProcessEnv;
+  let noModel: string;
+  let twoModels: string;
+  beforeAll(() => {
     env = { ROUTER_STATE_DIR: join(t.dir, 'engine-state') };
     noModel = join(t.dir, 'no-model.jsonl');
     writeFileSync(noModel, JSON.stringify({ custom_id: 'a', body: { messages: [{ role: 'user', content: 'x' }] } }) + '\n');
     twoModels = join(t.dir, 'two-models.jsonl');
     writeFileSync(twoModels, ['a', 'b'].map((id, i) => JSON.stringify({ custom_id: id, body: { model: `local/m${i}`, messages: [] } })).join('\n') + '\n');
   });
-  afterAll(() => t.close());
 
   const caught = async (p: Promise<unknown> | (() => unknown)) => {
     try {
