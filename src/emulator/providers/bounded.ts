@@ -1,5 +1,6 @@
 /** An upstream's body read within bounds: a provider that sends without end cannot fill the gateway's memory. */
 import { ProviderFailure } from './types.js';
+import { answeredCause } from './upstream-cause.js';
 import { cutText } from '../../internal/first-words.js';
 
 export { answerText } from './coded-refusal.js';
@@ -12,11 +13,13 @@ export const REFUSAL_BYTES = 4096;
 
 /**
  * A status the gateway passes over, in words: its body's first bytes, its `Retry-After`; for a 401 or
- * 403, `keyHint` (keyHint()): the key it was sent is the first thing to look at.
+ * 403, `keyHint` (keyHint()): the key it was sent is the first thing to look at; the cause its words name.
  */
 export function statusFailure(name: string, status: number, text: string, retryAfter: string | undefined, keyHint = ''): ProviderFailure {
   const hint = keyHint && (status === 401 || status === 403) ? keyHint : undefined;
-  return new ProviderFailure('status', `${name}: HTTP ${status}${text ? ` ${cutText(text, 200)}` : ''}`, status, retryAfter, hint);
+  const failure = new ProviderFailure('status', `${name}: HTTP ${status}${text ? ` ${cutText(text, 200)}` : ''}`, status, retryAfter, hint);
+  failure.errorType = answeredCause(status, text);
+  return failure;
 }
 
 /** What to check when a provider refuses the gateway's key (or its lack of one): the providers file's `api_key_env`. */

@@ -28,12 +28,14 @@ export interface Cassette {
     broken?: string;
     /** When it broke, in milliseconds since the request (a stall's timeout comes that late again); absent in older cassettes. */
     broken_after_ms?: number;
+    /** Why it broke, when not a plain break (`timeout`: a stall past idle_timeout_ms): replayed as the same failure, so its cause is the same. */
+    broken_reason?: FailureReason;
     /**
      * A failure the gateway passed over (refused, timed out, a 429 or 5xx, an answer that was none):
      * replayed as the same failure after `after_ms`, so the next provider (or the caller's 502) follows
-     * as it did. `status` is the upstream's (0 when it gave no HTTP answer).
+     * as it did, with the cause its words named (`error_type`, upstream-cause.ts). `status` is the upstream's (0 when it gave no HTTP answer).
      */
-    failure?: { reason: FailureReason; message: string; retry_after?: string };
+    failure?: { reason: FailureReason; message: string; retry_after?: string; error_type?: string };
   };
   /**
    * Which answer of identical requests this is (1 when absent): replayed in this order, the last

@@ -42,7 +42,9 @@ export async function failAgain(c: Cassette, timing: number, signal: StopSignal,
   const { status, failure, body, headers } = c.response;
   if (!failure) throw statusFailure(c.provider, status, text(body ?? ''), headers?.['retry-after'], keyHint);
   const hint = keyHint && (status === 401 || status === 403) ? keyHint : undefined;
-  throw new ProviderFailure(failure.reason, failure.message, status || undefined, failure.retry_after, hint);
+  const again = new ProviderFailure(failure.reason, failure.message, status || undefined, failure.retry_after, hint);
+  again.errorType = failure.error_type;
+  throw again;
 }
 
 /**
@@ -57,7 +59,7 @@ export async function replay(c: Cassette, timing: number, signal: StopSignal, st
   const stopped = () => {
     if (stopping.aborted) throw new ProviderFailure('stopping', `${c.provider}: the gateway is stopping`);
   };
-  const { status, headers, body, chunks, broken, broken_after_ms } = c.response;
+  const { status, headers, body, chunks, broken, broken_after_ms, broken_reason } = c.response;
   if (!chunks) {
     await until(due(c.response.after_ms), signal.caller ?? signal, stopping);
     gone(c.provider, signal);
@@ -74,7 +76,7 @@ export async function replay(c: Cassette, timing: number, signal: StopSignal, st
     // A stall the upstream was let go after (first_event_timeout_ms, idle_timeout_ms) breaks as late as it did.
     await until(due(broken_after_ms), signal, stopping);
     stopped();
-    throw new ProviderFailure('broken', broken);
+    throw new ProviderFailure(broken_reason ?? 'broken', broken);
   }
   return { kind: 'stream', status, headers, events: events() };
 }

@@ -28,10 +28,12 @@ export function cassetteWrong(c: unknown): string | undefined {
   if (r.after_ms !== undefined && !isMs(r.after_ms)) return 'response.after_ms must be a number of milliseconds';
   if (r.broken !== undefined && typeof r.broken !== 'string') return 'response.broken must be a string';
   if (r.broken_after_ms !== undefined && !isMs(r.broken_after_ms)) return 'response.broken_after_ms must be a number of milliseconds';
+  if (r.broken_reason !== undefined && !REASONS.includes(r.broken_reason as string)) return `response.broken_reason must be one of ${REASONS.join(', ')}`;
   if (r.failure !== undefined) {
     const f = r.failure;
     if (!isObj(f) || !REASONS.includes(f.reason as string) || typeof f.message !== 'string') return `response.failure must be {"reason": one of ${REASONS.join(', ')}, "message": a string}`;
     if (f.retry_after !== undefined && typeof f.retry_after !== 'string') return 'response.failure.retry_after must be a string';
+    if (f.error_type !== undefined && typeof f.error_type !== 'string') return 'response.failure.error_type must be a string';
   }
   if (r.chunks !== undefined) return piecesWrong('response.chunks', r.chunks, 'data', (v) => v !== undefined, 'an event (JSON, or its text)');
   if (r.audio !== undefined) return piecesWrong('response.audio', r.audio, 'base64', (v) => typeof v === 'string', 'a base64 string');

@@ -44,6 +44,7 @@ export function teeEvents(reply: Extract<UpstreamReply, { kind: 'stream' }>, cas
       lost = signal.aborted || (err instanceof ProviderFailure && err.reason === 'stopping');
       cassette.response.broken = (err as Error).message;
       cassette.response.broken_after_ms = Date.now() - started;
+      if (err instanceof ProviderFailure && err.reason !== 'broken') cassette.response.broken_reason = err.reason;
       throw err;
     } finally {
       // Also when the relay let it go at an event it could not relay (an error, garbage): replayed, the same happens.

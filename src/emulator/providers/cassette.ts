@@ -243,7 +243,7 @@ export class CassetteDeck {
       if (err instanceof ProviderFailure && err.reason !== 'stopping' && !req.signal.aborted && !unanswered) {
         const { cassette, save } = this.blank(live, req, key, endpoint, { status: err.status ?? 0, headers: {} }, started);
         cassette.response.after_ms = Date.now() - started;
-        cassette.response.failure = { reason: err.reason, message: err.message, ...(err.retryAfter === undefined ? {} : { retry_after: err.retryAfter }) };
+        cassette.response.failure = { reason: err.reason, message: err.message, ...(err.retryAfter === undefined ? {} : { retry_after: err.retryAfter }), ...(err.errorType === undefined ? {} : { error_type: err.errorType }) };
         if (this.mode === 'replay-record') cassette.record_missing = true;
         if (this.replacing(key)) this.failuresHeld.set(key, [...(this.failuresHeld.get(key) ?? []), save]);
         else save();

@@ -101,7 +101,13 @@ export class ProviderFailure extends Error {
 
   /** Known never sent (a connect that timed out): asking again cannot generate the answer twice (routing/gateway.ts complete()). */
   unsent = false;
+
+  /** The canonical cause the upstream's own words gave (upstream-cause.ts: an error status's body), when it gave one. */
+  errorType: string | undefined;
 }
+
+/** A failure's canonical cause: the one its upstream named, a timeout's, else the provider failing. */
+export const failureCause = (failure: ProviderFailure): string => failure.errorType ?? (failure.reason === 'timeout' ? 'timeout' : 'provider_unavailable');
 
 /**
  * Statuses after which the next provider is tried; any other non-2xx is the caller's and goes back to them.

@@ -7,7 +7,8 @@ import type { Attempt } from './attempt.js';
  * our client honours too) when each failure would come again: every provider was asked already, so a
  * client's retry would only ask them all again. A 5xx, a timeout or a break of any one leaves the choice to the client. When every provider said when to come back (`Retry-After` in
  * seconds or as an HTTP date), the answer says the soonest, in that provider's words. A replay that
- * found no cassette for any of them is a 404 naming the nearest cassette.
+ * found no cassette for any of them is a 404 naming the nearest cassette. Its `error_type` is the cause
+ * every provider asked failed with (all overloaded, all timed out), else `provider_unavailable`.
  */
 export function allFailed(passed: Attempt[], fields?: Record<string, unknown>): HttpError {
   // What the providers asked said decides it: an unknown id of the models list passed over is only named.
@@ -21,8 +22,14 @@ export function allFailed(passed: Attempt[], fields?: Record<string, unknown>): 
   const retryAfter = soonestRetry(asked);
   const headers: Record<string, string> = retryAfter ? { 'retry-after': retryAfter } : {};
   if (asked.every((a) => a.lasting)) headers['x-should-retry'] = 'false';
-  if (!asked.length || asked.some((a) => a.status !== 429)) return new HttpError(502, `All providers for the requested models are unavailable: ${why}`, 'provider_unavailable', headers, fields);
+  if (!asked.length || asked.some((a) => a.status !== 429)) return new HttpError(502, `All providers for the requested models are unavailable: ${why}`, sameCause(asked), headers, fields);
   return new HttpError(429, `All providers for the requested models are rate limited: ${why}`, undefined, headers, fields);
+}
+
+/** The cause each provider asked failed with, when they all said one (overloaded, a timeout, rate limited: upstream-cause.ts); else they are unavailable. */
+function sameCause(asked: Attempt[]): string {
+  const cause = asked[0]?.cause;
+  return cause && asked.every((a) => a.cause === cause) ? cause : 'provider_unavailable';
 }
 
 /** The `Retry-After` that comes soonest, when each attempt gave one that parses (any one may answer then). */

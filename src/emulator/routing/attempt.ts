@@ -8,6 +8,8 @@ export interface Attempt {
   error: string;
   status?: number;
   retryAfter?: string;
+  /** The canonical cause of its failure (upstream-cause.ts): what the caller's `error_type` says when every provider asked failed so. */
+  cause?: string;
   /** On replay: no cassette held the request. */
   missing?: true;
   /** An id of the models list that names no model: no provider was asked (what the asked ones said decides the answer). */

@@ -26,6 +26,7 @@ import { embedThrough } from './embed.js';
 import { upstreamBody } from './upstream-body.js';
 import { knownUnstarted } from './unstarted.js';
 import { refusalOf, wholeAnswer } from './answer-shape.js';
+import { answeredCause } from '../providers/upstream-cause.js';
 import { answerText, finishOf, keepUpstreamAnswer, responseFinish, responseText, type Asked, type UpstreamAnswer } from './kept.js';
 import { deliverWhole, readToEnd } from './whole-reply.js';
 type Body = Record<string, unknown>;
@@ -163,7 +164,7 @@ export class Gateway {
     try {
       answer = maskStrings(wholeAnswer(reply.text, reply.status, c.model.kind === 'embedding' ? 'data' : named ? 'choices' : 'output'), reply.text, this.streamForms);
     } catch (err) {
-      passed.push({ provider: c.slug, model: c.model.id, error: this.hide(`${c.slug}: ${(err as Error).message}`) });
+      passed.push({ provider: c.slug, model: c.model.id, error: this.hide(`${c.slug}: ${(err as Error).message}`), cause: answeredCause(reply.status, reply.text) });
       return undefined;
     }
     if (reply.status < 200 || reply.status >= 300) {

@@ -2,7 +2,7 @@ import type { Candidate } from './candidates.js';
 import type { Attempt } from './attempt.js';
 import { asksMetadata, type MetadataAsk } from './routed.js';
 import { modelChain } from './candidates.js';
-import { ProviderFailure } from '../providers/types.js';
+import { ProviderFailure, failureCause } from '../providers/types.js';
 import { openrouterShape, routingMetadata } from './metadata-shape.js';
 import { maskKeyStarts, type KeyForm } from '../providers/key-scrub.js';
 import { allFailed } from './all-failed.js';
@@ -18,7 +18,7 @@ export { allFailed } from './all-failed.js';
  */
 export function passOver(err: unknown, c: Candidate, passed: Attempt[], hide: (text: string) => string = (t) => t): void {
   if (!(err instanceof ProviderFailure)) throw err;
-  passed.push({ provider: c.slug, model: c.model.id, error: `${hide(err.message)}${err.hint ? `: ${err.hint}` : ''}`, status: err.status, retryAfter: err.retryAfter, ...(err.reason === 'missing' && { missing: true as const }), ...(lasting(err) && { lasting: true as const }) });
+  passed.push({ provider: c.slug, model: c.model.id, error: `${hide(err.message)}${err.hint ? `: ${err.hint}` : ''}`, status: err.status, retryAfter: err.retryAfter, cause: failureCause(err), ...(err.reason === 'missing' && { missing: true as const }), ...(lasting(err) && { lasting: true as const }) });
   if (err.reason === 'stopping') throw allFailed(passed);
 }
 

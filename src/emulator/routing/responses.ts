@@ -14,7 +14,8 @@ import { endUser } from './end-user.js';
 import { responseText, servedBy } from './kept.js';
 import { genId } from '../resources/chat.js';
 import { cutText } from '../../internal/first-words.js';
-import { failureBreak, responsesBreakError, upstreamCause, type StreamBreak } from './stream-break.js';
+import { failureBreak, responsesBreakError, type StreamBreak } from './stream-break.js';
+import { upstreamCause } from '../providers/upstream-cause.js';
 
 type Body = Record<string, unknown>;
 type StreamReply = Extract<UpstreamReply, { kind: 'stream' }>;
