@@ -5,7 +5,6 @@ import type { StopSignal } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
 import type { GatewayCharge } from './gateway-credits.js';
 import { keepUpstreamAnswer, ownId, type Asked, type UpstreamAnswer } from './kept.js';
-import { storageFailure } from '../state/storage-failure.js';
 
 type Body = Record<string, unknown>;
 
@@ -29,13 +28,5 @@ export function deliverWhole(ctx: Ctx, c: Candidate, asked: Asked, charge: Gatew
   charge(cost);
   if (!gone.aborted) ctx.send(200, new Serialized(JSON.stringify(answer)), { 'x-generation-id': answer.id as string });
   const kept: UpstreamAnswer = { ...got, id: answer.id, upstreamId, usage: answer.usage, cost: charge.charged ?? cost, streamed: false };
-  afterAnswers(() => {
-    try {
-      keepUpstreamAnswer(ctx, c, asked, apiType, kept);
-    } catch (err) {
-      // Its answer is out: the failure is said, as the server says a request's (server.ts).
-      const why = storageFailure(err);
-      process.stderr.write(`emulator: ${why ?? `internal error`} keeping the generation of ${ctx.req.method} ${ctx.req.url}${why ? '' : `: ${(err as Error)?.message ?? String(err)}`}\n`);
-    }
-  });
+  afterAnswers(() => keepUpstreamAnswer(ctx, c, asked, apiType, kept));
 }
