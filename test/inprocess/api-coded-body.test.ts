@@ -5,7 +5,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCliInProcess } from '../support/cli-env.js';
-import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { localService, type LocalUpstream } from '../support/upstreams.js';
 import { until } from '../support/until.js';
 
 // `router api` hid an echoed key in a 2xx body only as plain bytes: coded (gzip, br, deflate) it went to
@@ -20,7 +20,7 @@ let endedAfterPrint: boolean | undefined;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'router-api-coded-'));
-  service = await localUpstream((req, res) => {
+  service = await localService((req, res) => {
     const key = String(req.headers.authorization).slice('Bearer '.length);
     const text = Buffer.from(`{"label":"made with ${key}","n":1}\n`);
     const coding = new URL(req.url!, 'http://x').searchParams.get('coding') ?? 'gzip';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCliInProcess } from '../support/cli-env.js';
-import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { localService, type LocalUpstream } from '../support/upstreams.js';
 
 // `router api` prints an error's body and, with -i, the answer's headers as they came: a server that
 // echoes the key it was sent (a refusal's message, a WWW-Authenticate header) must not have it printed.
@@ -14,7 +14,7 @@ let dir: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'router-api-echo-'));
-  service = await localUpstream((req, res) => {
+  service = await localService((req, res) => {
     const key = String(req.headers.authorization).slice('Bearer '.length);
     // 2xx answers that echo it: JSON (a key's label), plain text, and a binary body (without the key: passed through).
     if (req.url?.includes('/echo-json')) return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ id: 'a', label: `made with ${key}` }], has_more: false, last_id: 'a' }));

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { APIError, RouterClient, StreamError } from '../../src/client/index.js';
 import { toolEnv } from '../../src/kit/index.js';
 import { runCliInProcess } from '../support/cli-env.js';
-import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { localService, type LocalUpstream } from '../support/upstreams.js';
 
 // Every credential a request carries is a secret of its client, by the one rule of which headers hold one
 // (internal/secret-headers.ts): the key, a gateway's own header (`x-portkey-api-key`), a call's `x-api-key`. A server
@@ -21,7 +21,7 @@ let dir: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'router-sent-credentials-'));
-  service = await localUpstream((req, res) => {
+  service = await localService((req, res) => {
     const said = `refused: ${JSON.stringify(req.headers)}`;
     if (req.url?.includes('/ok')) return res.writeHead(200, { 'content-type': 'application/json', 'x-seen': JSON.stringify(req.headers) }).end(JSON.stringify({ seen: req.headers }));
     if (req.url?.includes('/chat/completions') && req.headers.accept === 'text/event-stream') {

@@ -32,15 +32,58 @@ export async function webServer(handler: (req: IncomingMessage, res: ServerRespo
   };
 }
 
+/**
+ * An OpenAI-compatible upstream on 127.0.0.1 answering with `answer`; what a real one refuses it refuses
+ * too, saying why, before `answer` sees it: a method but POST (405), a body that is empty, not JSON or not
+ * a JSON object (400). Before, it took any method and an empty body as `{}`, so a test could pass on a
+ * request the real server would refuse.
+ */
 export async function localUpstream(answer: (req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>) => void): Promise<LocalUpstream> {
   const seen: IncomingMessage['headers'][] = [];
   const web = await webServer((req, res) => {
     seen.push(req.headers);
     let raw = '';
     req.on('data', (d: Buffer) => (raw += d.toString()));
-    req.on('end', () => answer(req, res, raw ? (JSON.parse(raw) as Record<string, unknown>) : {}));
+    req.on('end', () => {
+      if (req.method !== 'POST') return refuse(res, 405, `${req.method} ${req.url}: only POST is served here`, { allow: 'POST' });
+      const body = jsonObject(raw);
+      if (typeof body === 'string') return refuse(res, 400, `POST ${req.url}: ${body}`);
+      answer(req, res, body);
+    });
   });
   return { baseUrl: `${web.root}/v1`, seen, close: web.close };
+}
+
+/**
+ * A stand-in for the service itself (what `router api` and the client ask, any method, its body as sent),
+ * not an upstream of the gateway: `baseUrl` is its `…/v1`, as an upstream's.
+ */
+export async function localService(answer: (req: IncomingMessage, res: ServerResponse) => void): Promise<LocalUpstream> {
+  const seen: IncomingMessage['headers'][] = [];
+  const web = await webServer((req, res) => {
+    seen.push(req.headers);
+    answer(req, res);
+  });
+  return { baseUrl: `${web.root}/v1`, seen, close: web.close };
+}
+
+/** A request's body as a JSON object, or what is wrong with it. */
+function jsonObject(raw: string): Record<string, unknown> | string {
+  if (!raw) return 'the body is empty; a JSON object was expected';
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch (err) {
+    return `the body is not JSON: ${(err as Error).message}`;
+  }
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : 'the body is JSON but not an object';
+}
+
+/** A refusal in OpenAI's error shape, also said on stderr: a test that sends it has a request a real server would refuse. */
+function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  process.stderr.write(`localUpstream: ${status} ${message}\n`);
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ error: { message, type: 'invalid_request_error', param: null, code: null } }));
 }
 
 /**
