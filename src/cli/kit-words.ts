@@ -4,6 +4,7 @@
  */
 import { AliasError, AttachmentError, CollectionError, FragmentError, PlaceholderError, ConversationError, KitError, SchemaError, SchemaMismatchError, ToolCallsError } from '../kit/errors.js';
 import { ToolSourceError } from '../kit/tool.js';
+import { namedFileLine } from '../internal/named-input.js';
 import { SpendError, type SpendErrorCode } from '../kit/spend/errors.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
 
@@ -30,7 +31,7 @@ const FRAGMENT_EXIT: Record<FragmentError['code'], ExitCode> = {
 
 function words(err: KitError): [string, ExitCode] {
   if (err instanceof SpendError) return [err.message, SPEND_EXIT[err.code]];
-  if (err instanceof AttachmentError) return [`--attach ${err.source}: ${err.why}`, EXIT.USAGE];
+  if (err instanceof AttachmentError) return [namedFileLine('--attach', err.source, err.why), EXIT.USAGE];
   if (err instanceof SchemaError) {
     if (err.code === 'not_json') return [`--schema: ${err.source ?? 'the value'} is not valid JSON (${err.why})`, EXIT.USAGE];
     if (err.code === 'invalid_schema') return [`--schema: ${err.source ?? 'the value'} is not a valid JSON schema: ${err.why}`, EXIT.USAGE];

@@ -7,6 +7,7 @@
 import { constants, createReadStream, openSync, statSync } from 'node:fs';
 import { addAbortSignal, type Readable } from 'node:stream';
 import { readLocalFile } from './local-file.js';
+import { describeCode } from './system-errors.js';
 
 /** A pipe or a device named as a file: a user's input read once as it comes, never a file of router's. */
 export function isPipe(path: string): boolean {
@@ -49,3 +50,12 @@ export async function readNamedFile(path: string, max: number, tooMuch: () => Er
     throw err;
   }
 }
+
+/**
+ * The one wording of a file a user named that cannot be used, in one line: who named it (a flag, `fragment`,
+ * `attachment`, `role file`), the file, what is wrong (`--attach a.png: cannot read it (no such file or folder)`).
+ */
+export const namedFileLine = (who: string, path: string, what: string): string => `${who} ${path}: ${what}`;
+
+/** What is wrong reading a named file, from the system's code: a folder asks for a file in it; else "cannot read it (why)". */
+export const unreadableWhy = (code: string): string => (code === 'EISDIR' ? 'is a folder: name a file in it' : `cannot read it (${describeCode(code)})`);

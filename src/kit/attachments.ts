@@ -5,9 +5,8 @@
 import { isUtf8 } from 'node:buffer';
 import { basename, extname } from 'node:path';
 import { readLocalFile } from '../internal/local-file.js';
-import { isPipe, readPipe } from '../internal/named-input.js';
+import { isPipe, readPipe, unreadableWhy } from '../internal/named-input.js';
 import { blankInput, onlyBlanks } from '../internal/blank.js';
-import { describeCode } from '../internal/system-errors.js';
 import { AttachmentError } from './errors.js';
 import { nounFor } from '../internal/counted.js';
 import { checkOptions, optionNames } from '../client/option-names.js';
@@ -127,7 +126,7 @@ export async function readAttachment(source: string): Promise<Attachment> {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EFBIG') throw tooLargeAttachment(source);
     if (typeof code !== 'string') throw err;
-    throw new AttachmentError('unreadable', source, `cannot read it (${describeCode(code)})`);
+    throw new AttachmentError('unreadable', source, unreadableWhy(code));
   }
   return attachmentFromBytes(data, { source });
 }

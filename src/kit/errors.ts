@@ -2,6 +2,7 @@
  * The typed errors of `router-cli/kit`: each a class with a `code` that says what went wrong and
  * the facts to word it otherwise (the CLI words them for its flags in `cli/kit-words.ts`).
  */
+import { namedFileLine } from '../internal/named-input.js';
 
 export class KitError<C extends string = string> extends Error {
   constructor(
@@ -22,7 +23,7 @@ export class AttachmentError extends KitError<'unreadable' | 'empty' | 'too_larg
     /** Why, in words, without the source. */
     readonly why: string,
   ) {
-    super(`attachment ${source}: ${why}`, code);
+    super(namedFileLine('attachment', source, why), code);
   }
 }
 
@@ -87,7 +88,7 @@ export class FragmentError extends KitError<'not_found' | 'invalid_alias' | 'not
     /** For `fetch_failed`: the client's error (a `TimeoutError` when the URL stalled). */
     cause?: unknown,
   ) {
-    super(`fragment ${source}: ${why}`, code);
+    super(namedFileLine('fragment', source, why), code);
     if (cause !== undefined) this.cause = cause;
   }
 }

@@ -10,9 +10,8 @@ import { ConnectionError, RouterError, TimeoutError } from '../client/errors.js'
 import { bodyError } from '../client/connection-errors.js';
 import { proxyFromEnv } from '../config/proxy.js';
 import { readLocalFile } from '../internal/local-file.js';
-import { isPipe, readPipe } from '../internal/named-input.js';
+import { isPipe, readPipe, unreadableWhy } from '../internal/named-input.js';
 import { childSignal } from '../internal/abort-fanout.js';
-import { describeCode } from '../internal/system-errors.js';
 import { FragmentError } from './errors.js';
 import { MAX_FRAGMENT_BYTES, unkeptFragment, type Fragment, type FragmentStore } from './fragments.js';
 import { checkOptions, optionNames } from '../client/option-names.js';
@@ -68,8 +67,7 @@ export async function readFragment(ref: string, store: FragmentStore, opts: Frag
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new FragmentError('not_found', ref, 'no file, URL, alias or hash of that name (router fragments list shows those kept)');
     if (code === 'EFBIG') throw tooLarge(ref, opts.maxBytes);
-    if (code === 'EISDIR') throw new FragmentError('unreadable', ref, 'is a folder: name a file in it (one fragment a file)');
-    throw new FragmentError('unreadable', ref, typeof code === 'string' ? `cannot read it (${describeCode(code)})` : (err as Error).message);
+    throw new FragmentError('unreadable', ref, typeof code === 'string' ? unreadableWhy(code) : (err as Error).message);
   }
   return unkeptFragment(fragmentText(bytes, ref), piped ? ref : resolve(ref));
 }

@@ -48,7 +48,7 @@ describe('an input without end or over the bound is refused, nothing sent', () =
     // setsid: a session of its own, so no terminal, whatever runs the tests.
     for (const flag of ['--attach', '--schema']) {
       const r = spawnSync('setsid', ['-w', process.execPath, BIN, 'chat', '--model', 'local/echo', flag, '/dev/tty', 'hi'], { env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
-      expect({ code: r.status, stderr: r.stderr }).toEqual({ code: 2, stderr: `error: ${flag}: cannot read /dev/tty (no such device, or no terminal)\n` });
+      expect({ code: r.status, stderr: r.stderr }).toEqual({ code: 2, stderr: `error: ${flag} /dev/tty: cannot read it (no such device, or no terminal)\n` });
     }
     expect(posts()).toBe(before);
   });

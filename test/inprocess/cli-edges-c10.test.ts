@@ -37,7 +37,7 @@ it('--schema, --tools and -a take @FILE as -s @FILE does (curl, router api -F); 
   // A role saved with @FILE keeps the file's path, which works from any folder.
   expect((await run(['roles', 'save', 'city', '--system', 'Name a city.', '--schema', `@${schema}`])).code).toBe(0);
   expect((await run(['roles', 'show', 'city'])).stdout).toContain(`schema: ${schema}\n`);
-  expect(await run(['chat', '-m', 'local/echo', '--schema', '@nope.json', 'hi'])).toMatchObject({ code: 2, stderr: 'error: --schema: cannot read nope.json (no such file or folder)\n' });
+  expect(await run(['chat', '-m', 'local/echo', '--schema', '@nope.json', 'hi'])).toMatchObject({ code: 2, stderr: 'error: --schema nope.json: cannot read it (no such file or folder)\n' });
   writeFileSync(join(t.dir, '@odd.json'), readFileSync(schema));
   expect((await run(['chat', '-m', 'local/echo', '--schema', join(t.dir, '@odd.json'), 'hi'])).code).toBe(0);
 });

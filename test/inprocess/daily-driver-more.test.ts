@@ -224,9 +224,9 @@ describe('a value a role sets that a later check refuses', () => {
     const stops = await u.run(['chat', '--role', 'stops', 'hi', '--model', 'local/echo']);
     expect(stops).toMatchObject({ code: 2, stdout: '', stderr: `error: role file ${join(roles, 'stops.md')}: stop may be given at most 4 times\n` });
     const gone = await u.run(['chat', '--role', 'gone', 'hi', '--model', 'local/echo']);
-    expect(gone).toMatchObject({ code: 2, stdout: '', stderr: `error: role file ${join(roles, 'gone.md')}: schema: cannot read ${join(roles, 'gone.json')} (no such file or folder)\n` });
+    expect(gone).toMatchObject({ code: 2, stdout: '', stderr: `error: role file ${join(roles, 'gone.md')}: schema ${join(roles, 'gone.json')}: cannot read it (no such file or folder)\n` });
     // Typed on the command line, the flag is named as before.
     const typed = await u.run(['chat', '--role', 'gone', '--schema', 'nope.json', 'hi', '--model', 'local/echo']);
-    expect(typed.stderr).toBe('error: --schema: cannot read nope.json (no such file or folder)\n');
+    expect(typed.stderr).toBe('error: --schema nope.json: cannot read it (no such file or folder)\n');
   });
 });

@@ -246,7 +246,7 @@ describe('rough edges, continued', () => {
     expect(bodies[2].instructions).toBe('You are terse.\n');
     const missing = await u.run(['chat', '--model', 'local/echo', '-s', '@/nonexistent/x', 'hi']);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/^error: --system: cannot read \/nonexistent\/x/);
+    expect(missing.stderr).toMatch(/^error: --system \/nonexistent\/x\S*: cannot read it/);
   });
 });
 

@@ -54,7 +54,7 @@ describe('chat -f edges', () => {
     t.clearRequests();
     const r = await u.run(['chat', '-f', u.dir, 'hi', '--model', 'local/echo']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`error: fragment ${u.dir}: is a folder: name a file in it (one fragment a file)\n`);
+    expect(r.stderr).toBe(`error: fragment ${u.dir}: is a folder: name a file in it\n`);
     expect(r.stderr).not.toMatch(/EISDIR/);
     expect(chatBodies()).toHaveLength(0);
   });
@@ -112,6 +112,6 @@ describe('router fragments', () => {
   it('set of a folder is the same one line, exit 2', async () => {
     const u = user();
     const r = await u.run(['fragments', 'set', 'x', u.dir]);
-    expect(r).toMatchObject({ code: 2, stderr: `error: fragment ${u.dir}: is a folder: name a file in it (one fragment a file)\n` });
+    expect(r).toMatchObject({ code: 2, stderr: `error: fragment ${u.dir}: is a folder: name a file in it\n` });
   });
 });

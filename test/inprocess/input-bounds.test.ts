@@ -53,8 +53,8 @@ describe('an input without end or over the bound is refused, nothing sent', () =
     const ok = await t.run(['api', 'POST', '/v1/chat/completions', '--input', body]);
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout).choices[0].message.content).toBe('from a file');
-    expect(await t.run(['api', 'POST', '/v1/x', '--input', t.dir])).toMatchObject({ code: 2, stderr: `error: --input: cannot read ${t.dir} (is a folder)\n` });
-    expect(await t.run(['api', 'POST', '/v1/x', '-F', `a=@${join(t.dir, 'nope')}`])).toMatchObject({ code: 2, stderr: `error: -F: cannot read ${join(t.dir, 'nope')} (no such file or folder)\n` });
+    expect(await t.run(['api', 'POST', '/v1/x', '--input', t.dir])).toMatchObject({ code: 2, stderr: `error: --input ${t.dir}: is a folder: name a file in it\n` });
+    expect(await t.run(['api', 'POST', '/v1/x', '-F', `a=@${join(t.dir, 'nope')}`])).toMatchObject({ code: 2, stderr: `error: -F ${join(t.dir, 'nope')}: cannot read it (no such file or folder)\n` });
   });
 
   it('a named pipe that is written to is read as a file', async () => {

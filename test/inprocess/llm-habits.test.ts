@@ -40,7 +40,7 @@ describe("--schema in llm's concise syntax", () => {
     expect(bad.stderr).toBe('error: --schema: field age: unknown type "integer" (str, int, float or bool)\n');
     const bare = await u.run(['chat', '--model', 'local/lorem', '--schema', 'dog', 'a dog']);
     expect(bare.code).toBe(2);
-    expect(bare.stderr).toBe('error: --schema: cannot read dog (no such file or folder); a schema of one text field is written "dog str"\n');
+    expect(bare.stderr).toBe('error: --schema dog: cannot read it (no such file or folder); a schema of one text field is written "dog str"\n');
     // Was: "cannot read name str extra (no such file or folder)", words taken for a path.
     const words = await u.run(['chat', '--model', 'local/lorem', '--schema', 'name str extra', 'a dog']);
     expect(words.code).toBe(2);

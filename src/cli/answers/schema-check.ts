@@ -6,6 +6,7 @@ import { answerSchema, checkAnswer, type AnswerSchema } from '../../kit/schema.j
 import { conciseSchema, itemsOf, looksConcise } from '../../kit/schema-dsl.js';
 import { SchemaError } from '../../kit/errors.js';
 import { usage } from '../exit-codes.js';
+import { namedFileLine, unreadableWhy } from '../../internal/named-input.js';
 
 export { chatResponseFormat, parametersProblem, responsesTextFormat, type AnswerSchema } from '../../kit/schema.js';
 
@@ -20,7 +21,7 @@ export async function loadSchema(value: string | undefined, io: IO, multi = fals
   if (isConcise(value)) return answerSchema(conciseOrUsage(flag, value, multi));
   const inline = /^\s*\{/.test(value) || (/^\s*(["[]|-?\d)/.test(value) && !existsSync(value));
   if (!inline && value !== '-' && /^[A-Za-z_][\w-]*$/.test(value) && !existsSync(value)) {
-    throw usage(`${flag}: cannot read ${value} (no such file or folder); a schema of one text field is written "${value} str"`);
+    throw usage(namedFileLine(flag, value, `${unreadableWhy('ENOENT')}; a schema of one text field is written "${value} str"`));
   }
   const text = inline ? value : await readTextFile(flag, value, io);
   if (!inline) refuseBlankJson(flag, value, text);

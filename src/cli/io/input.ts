@@ -4,8 +4,8 @@ import { collectBounded, inputTooLarge, MAX_INPUT_BYTES } from './bounded-read.j
 import { usage } from '../exit-codes.js';
 import type { IO } from './io.js';
 import { readStdin, readStdinBytes } from './read-stdin.js';
-import { describeCode, isSystemError } from '../../internal/system-errors.js';
-import { namedFileStream } from '../../internal/named-input.js';
+import { isSystemError } from '../../internal/system-errors.js';
+import { namedFileLine, namedFileStream, unreadableWhy } from '../../internal/named-input.js';
 import { blankInput, isBlank, onlyBlanks } from '../../internal/blank.js';
 import { utf8Text } from './utf8.js';
 import type { FlagValues } from '../flags/flags.js';
@@ -184,7 +184,7 @@ export async function readFileFor(flag: string, path: string, signal?: AbortSign
   } catch (err) {
     // Only the system's failures are said here (a bound's error, a kit error with a `code` of its own, goes on as it is).
     if (!isSystemError(err) || signal?.aborted) throw err;
-    throw usage(`${flag}: cannot read ${path} (${describeCode(err.code)})`);
+    throw usage(namedFileLine(flag, path, unreadableWhy(err.code)));
   }
 }
 

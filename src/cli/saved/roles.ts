@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { readLocalFile } from '../../internal/local-file.js';
-import { describeCode } from '../../internal/system-errors.js';
+import { namedFileLine, unreadableWhy } from '../../internal/named-input.js';
 import { secretsHidden } from '../../internal/userinfo.js';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Command, Option } from '../commander.js';
@@ -74,7 +74,7 @@ export function readRole(env: NodeJS.ProcessEnv, name: string, missing: ExitCode
     if (err instanceof CliError) throw err;
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw unknownRole(env, name, missing);
     const code = (err as NodeJS.ErrnoException).code;
-    throw usage(`role file ${path}: cannot read it (${code ? describeCode(code) : (err as Error).message})`);
+    throw usage(namedFileLine('role file', path, code ? unreadableWhy(code) : (err as Error).message));
   }
   try {
     return parseRole(name, path, text);
