@@ -18,7 +18,9 @@ export const REFUSAL_BYTES = 4096;
 export function statusFailure(name: string, status: number, text: string, retryAfter: string | undefined, keyHint = ''): ProviderFailure {
   const hint = keyHint && (status === 401 || status === 403) ? keyHint : undefined;
   const failure = new ProviderFailure('status', `${name}: HTTP ${status}${text ? ` ${cutText(text, 200)}` : ''}`, status, retryAfter, hint);
-  failure.errorType = answeredCause(status, text);
+  const cause = answeredCause(status, text);
+  // Only a cause of its own is kept (a recorded failure's cassette says it); any other is the provider failing.
+  if (cause !== 'provider_unavailable') failure.errorType = cause;
   return failure;
 }
 
