@@ -170,6 +170,13 @@ describe('a gateway over upstream providers', () => {
     expect(other.json.provider).toBe('up');
   });
 
+  it('lets an explicit provider.order win over the session\'s provider, as the service does', async () => {
+    const stuck = await post(gateway, { model: 'test/sticky', session_id: 's-order', provider: { order: ['up-b'] }, messages: [{ role: 'user', content: 'a' }] });
+    expect(stuck.json.provider).toBe('up-b');
+    const ordered = await post(gateway, { model: 'test/sticky', session_id: 's-order', provider: { order: ['up'] }, messages: [{ role: 'user', content: 'b' }] });
+    expect(ordered.json.provider).toBe('up');
+  });
+
   it('answers embeddings from an upstream, past a failing one, priced and charged', async () => {
     const before = balance();
     const direct = (await (await fetch(`${upstream.apiRoot}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${upstream.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'local/embed', input: 'a sentence' }) })).json()) as any;

@@ -104,7 +104,7 @@ export interface Catalog {
 /**
  * Every candidate for a request, in the order they are tried: its models in turn, and for each the
  * providers that serve it under `provider.only / ignore / order / sort / allow_fallbacks`; the
- * provider that last served the session (`sticky`) first where it is allowed. A model of the chain
+ * provider that last served the session (`sticky`) first where it is allowed and no `order` is given. A model of the chain
  * that is no model here (malformed, or served by nobody) is passed over as a failed attempt is, into
  * `passed` (provider `none`, status 400), and the fallback list goes on to the next: the spec says only
  * that `models` is "used for fallback". The request is a 400 on the first such model when none is one,
@@ -161,7 +161,8 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
     };
     // No order: every rank the same, and the sort (stable) would change nothing.
     if (prefs.order.length) allowed = [...allowed].sort((a, b) => rank(a) - rank(b));
-    const stuck = sticky?.(id);
+    // The service's rule: an explicit provider.order wins over the session's provider.
+    const stuck = prefs.order.length ? undefined : sticky?.(id);
     const held = allowed.find((c) => c.slug === stuck);
     if (held) allowed = [held, ...allowed.filter((c) => c !== held)];
     out.push(...withoutFallbacks(allowed, (c) => c.slug, prefs, passOver));
