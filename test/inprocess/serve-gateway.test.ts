@@ -41,6 +41,19 @@ describe('serve --providers, --record, --replay: refused in words before anythin
     expect(await serve('--providers', good, '--record', good)).toMatchObject({ code: 2, stdout: '', stderr: `error: --record ${good} is a file, not a folder\n` });
     expect(await serve('--providers', good, '--replay', good)).toMatchObject({ code: 2, stdout: '', stderr: `error: --replay ${good} is a file, not a folder\n` });
   });
+
+  it('a misspelt setting names the one meant; a drift check of a folder with no cassette is no pass', async () => {
+    // Before: "the file must hold `providers:`" for `provider:`, and exit 0, "0 recorded answers, the same shape".
+    const top = file('top.yaml', GOOD.replace('providers:', 'provider:'));
+    expect(await serve('--providers', top)).toMatchObject({ code: 2, stdout: '', stderr: `error: --providers ${top}: unknown setting "provider" (did you mean providers?)\n` });
+    const inner = file('inner.yaml', GOOD.replace('models:', 'modles:'));
+    expect(await serve('--providers', inner)).toMatchObject({ code: 2, stderr: `error: --providers ${inner}: providers[0]: unknown setting "modles" (did you mean models?)\n` });
+    const odd = file('odd.yaml', `${GOOD}colour: blue\n`);
+    expect((await serve('--providers', odd)).stderr).toBe(`error: --providers ${odd}: unknown setting "colour" (known: providers, local_models, batch_concurrency)\n`);
+    const empty = join(t.dir, 'no-cassettes');
+    mkdirSync(empty, { recursive: true });
+    expect(await t.run(['serve', '--providers', file('good2.yaml', GOOD), '--check-drift', empty])).toMatchObject({ code: 2, stdout: '', stderr: `error: --check-drift ${empty}: no cassettes in it (router serve --record ${empty} writes them): nothing to check\n` });
+  });
 });
 
 describe('providers files a user gets wrong: one line, exit 2, nothing started', () => {
