@@ -44,6 +44,7 @@ providers:
   - { name: up-b, base_url: "${up}", api_key_env: UP_KEY, models: { test/sticky: local/echo, test/own-cost: local/lorem } }
   - { name: late-break, base_url: "${late.baseUrl}", models: { test/late: local/echo } }
   - { name: whole, base_url: "${whole.baseUrl}", models: { test/whole: x } }
+  - { name: no-v1, base_url: "${upstream.apiRoot}", api_key_env: UP_KEY, models: { test/no-v1: local/echo } }
 `;
   const config = parseProviders(yaml, { UP_KEY: upstream.store.firstKeys().apiKey, FIVE_KEY: 'five-key' });
   gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
@@ -88,6 +89,12 @@ describe('a gateway over upstream providers', () => {
       expect(meta.attempts.slice(0, 4).map((a: any) => a.error)).toEqual([expect.stringContaining('refused'), "slow: timed out: no answer's head within timeout_ms (300 ms)", expect.stringContaining('HTTP 503'), expect.stringMatching(/early-break: (stream ended|connection lost|stream broken|the stream ended)/)]);
       if (stream) expect(events(res.text).at(-1)).toBe('[DONE]');
     }
+  });
+
+  it('says what to check when a provider answers 404 (a base_url without its /v1)', async () => {
+    const res = await post(gateway, { model: 'test/no-v1', messages: [{ role: 'user', content: 'hi' }] });
+    expect(res.status).toBe(502);
+    expect(res.json.error.message).toMatch(/no-v1: HTTP 404 .*: is base_url the API's root \(for Ollama, vLLM and OpenAI it ends in \/v1\), and the upstream model name one it serves\?$/);
   });
 
   it('follows provider.only, ignore, order and allow_fallbacks', async () => {
