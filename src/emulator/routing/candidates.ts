@@ -1,4 +1,4 @@
-import { bad, checkModelsList, checkSort } from '../http/validate.js';
+import { bad, checkModelsList, checkProviderKeys, checkSort } from '../http/validate.js';
 import { MODEL_ID_PATTERN, MODELS, type ModelKind } from '../models/models.js';
 import type { LocalModels } from '../providers/local.js';
 import type { ProviderAdapter, ProviderModel } from '../providers/types.js';
@@ -33,6 +33,7 @@ function prefsOf(provider: unknown, route: unknown): Prefs {
   if (provider === undefined || provider === null) return { ignore: [], order: [], allowFallbacks: true, together: false };
   if (typeof provider !== 'object' || Array.isArray(provider)) bad('provider must be an object');
   const p = provider as Body;
+  checkProviderKeys(p);
   for (const flag of ['allow_fallbacks', 'zdr']) {
     if (p[flag] !== undefined && p[flag] !== null && typeof p[flag] !== 'boolean') bad(`provider.${flag} must be a boolean`);
   }
