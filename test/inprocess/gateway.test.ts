@@ -215,7 +215,8 @@ describe('a providers file with local_models: false', () => {
       const local = await post(only, { model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] }, {}, k);
       expect([local.status, local.json.error.message]).toEqual([400, 'local/echo is not a valid model ID']);
       const none = await post(only, { messages: [{ role: 'user', content: 'hi' }] }, {}, k);
-      expect([none.status, none.json.error.message]).toEqual([400, 'model is required']);
+      // Before: a bare "model is required", naming no model the gateway serves.
+      expect([none.status, none.json.error.message]).toEqual([400, 'model is required: this gateway has no default model (local_models: false); name one, such as test/chat (GET /v1/models lists them)']);
       const list = (await (await fetch(`${only.apiRoot}/v1/models`, { headers: { authorization: `Bearer ${k}` } })).json()) as any;
       expect(list.data.map((m: any) => m.id)).toEqual(['test/chat']);
     } finally {

@@ -117,7 +117,8 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
   const rules = rulesOf(body, kind);
   let chain = modelChain(body);
   if (!chain.length) {
-    if (!catalog.local) bad('model is required');
+    // Without the fake models there is no default: name one the file serves (a bare "model is required" named none).
+    if (!catalog.local) bad(noDefaultModel(catalog, kind));
     chain = ['local/echo'];
   }
   const out: Candidate[] = [];
@@ -172,6 +173,11 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
   // Sorted together, the fallback models' endpoints among the first's (a stable sort: each model's order kept at a tie).
   passed.push(...unknown);
   return prefs.together && prefs.sort === 'price' ? priceSorted(out, catalog.local) : out;
+}
+
+function noDefaultModel(catalog: Catalog, kind: ModelKind): string {
+  const served = catalog.upstreams.flatMap((a) => a.models()).find((m) => (m.kind ?? 'chat') === kind);
+  return `model is required: this gateway has no default model (local_models: false)${served ? `; name one, such as ${served.id} (GET /v1/models lists them)` : ''}`;
 }
 
 /** The kind of model an id names here when it names none of the kind asked: an upstream's, else a fake one's. */
