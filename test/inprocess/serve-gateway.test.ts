@@ -75,6 +75,18 @@ describe('providers files a user gets wrong: one line, exit 2, nothing started',
     const big = file('big.yaml', 'providers:\n  - { name: a, base_url: "http://127.0.0.1:9/v1", max_answer_mb: 0, models: { t/m: x } }\n');
     expect((await serve('--providers', big)).stderr).toBe(`error: --providers ${big}: provider a: max_answer_mb must be a number of MiB, more than 0 and at most 4096\n`);
   });
+
+  it('a price that looks like one per million tokens is said at start (the file is USD per token)', () => {
+    // Copied from a model list ($0.15 per million), it charged $0.15 a token without a word.
+    const warned: string[] = [];
+    const yaml = 'providers:\n  - { name: a, base_url: "http://127.0.0.1:9/v1", models: { t/m: x, t/n: y }, prices: { t/m: { prompt: 0.15, completion: 0.6 }, t/n: { prompt: 0.00000015, completion: 0.0006 } } }\n';
+    const config = parseProviders(yaml, {}, { warn: (l) => warned.push(l) });
+    expect(config.providers[0]!.models[0]!.prices).toEqual({ prompt: 0.15, completion: 0.6 });
+    expect(warned).toEqual([
+      'warning: provider a: prices.t/m.prompt is 0.15 USD per token, 150000 per million tokens: if 0.15 is per million, write 0.00000015',
+      'warning: provider a: prices.t/m.completion is 0.6 USD per token, 600000 per million tokens: if 0.6 is per million, write 0.0000006',
+    ]);
+  });
 });
 
 describe('serve --check-drift DIR', () => {

@@ -53,6 +53,13 @@ function price(where: string, v: unknown): number {
   return n;
 }
 
+/** USD per token at or past which a price is likely one per million tokens (as model lists show them): $1,000 per million. */
+const PER_MILLION_LOOKALIKE = 0.001;
+function perMillionWarning(where: string, n: number): string {
+  const perToken = (n / 1e6).toFixed(15).replace(/\.?0+$/, '');
+  return `warning: ${where} is ${n} USD per token, ${Number((n * 1e6).toPrecision(12))} per million tokens: if ${n} is per million, write ${perToken}`;
+}
+
 /** How a file is read: `keys` required (a provider's `api_key_env` unset is a mistake) when upstreams are asked, else a warning. */
 export interface ReadOptions {
   warn?: (line: string) => void;
@@ -106,7 +113,9 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = ()
     if (!isObj(p)) throw new ProvidersFileError(`${where}: prices.${id} must be {prompt, completion}`);
     const odd = Object.keys(p).find((k) => k !== 'prompt' && k !== 'completion');
     if (odd) throw new ProvidersFileError(`${where}: prices.${id}: unknown price "${odd}" (known: prompt, completion, USD per token)`);
-    return { ...base, prices: { prompt: price(`${where}: prices.${id}.prompt`, p.prompt ?? 0), completion: price(`${where}: prices.${id}.completion`, p.completion ?? 0) } };
+    const priced = { prompt: price(`${where}: prices.${id}.prompt`, p.prompt ?? 0), completion: price(`${where}: prices.${id}.completion`, p.completion ?? 0) };
+    for (const side of ['prompt', 'completion'] as const) if (priced[side] >= PER_MILLION_LOOKALIKE) warn(perMillionWarning(`${where}: prices.${id}.${side}`, priced[side]));
+    return { ...base, prices: priced };
   });
   const stray = Object.keys(prices).find((id) => !models.some((m) => m.id === id));
   if (stray) throw new ProvidersFileError(`${where}: prices.${stray} names a model that is not in its models`);
