@@ -81,7 +81,7 @@ describe('Responses fall back at run time', () => {
       expect([final.model, final.output_text]).toEqual(['test/resp', expected]);
       const meta = final.router_metadata as Meta;
       expect([meta.attempt, meta.strategy, tried(meta)]).toEqual([5, 'fallback', [...passedOver, 'up']]);
-      expect(meta.attempts[1]!.error).toBe('slow: timed out');
+      expect(meta.attempts[1]!.error).toBe("slow: timed out: no answer's head within timeout_ms (300 ms)");
       const cost = final.usage.input_tokens * 0.001 + final.usage.output_tokens * 0.002;
       expect(final.usage.cost).toBeCloseTo(cost, 10);
       expect(before - balance()).toBeCloseTo(cost, 10);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
-import { failing, type LocalUpstream } from '../support/upstreams.js';
+import { failing, localUpstream, type LocalUpstream } from '../support/upstreams.js';
 import { call, emulatorFolder } from '../support/emulator-folder.js';
 
 // What a failed gateway request says, over real HTTP to an in-process `router serve`: a provider refusing its key
@@ -10,22 +10,35 @@ const folder = emulatorFolder('router-gateway-refusal-words-');
 let refusing: LocalUpstream;
 let forbidding: LocalUpstream;
 let down: LocalUpstream;
+let fastapi: LocalUpstream;
+let odd: LocalUpstream;
 let gateway: Emulator;
 
 beforeAll(async () => {
   [refusing, forbidding, down] = await Promise.all([failing(401), failing(403), failing(503)]);
+  // A Python server's validation error (FastAPI's `detail`), and a refusal in a shape no server named here uses.
+  fastapi = await localUpstream((_req, res) => {
+    res.writeHead(422, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ detail: [{ loc: ['body', 'messages', 0, 'role'], msg: 'field required', type: 'value_error.missing' }] }));
+  });
+  odd = await localUpstream((_req, res) => {
+    res.writeHead(400, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ errors: [{ reason: 'temperature out of range' }] }));
+  });
   const yaml = [
     'providers:',
     `  - { name: nokey, base_url: "${refusing.baseUrl}", models: { test/a: m }, embedding_models: { test/e: e } }`,
     `  - { name: badkey, base_url: "${forbidding.baseUrl}", api_key_env: UP_KEY, models: { test/b: m } }`,
     `  - { name: unset, base_url: "${refusing.baseUrl}", api_key_env: UNSET_KEY, models: { test/c: m } }`,
     `  - { name: busy, base_url: "${down.baseUrl}", models: { test/a: m, test/b: m } }`,
+    `  - { name: fastapi, base_url: "${fastapi.baseUrl}", models: { test/f: m } }`,
+    `  - { name: odd, base_url: "${odd.baseUrl}", models: { test/o: m } }`,
     '',
   ].join('\n');
   gateway = await folder.start('words', { gateway: { config: parseProviders(yaml, { UP_KEY: 'sk-up-0123456789abcdef' }, { warn: () => {} }) } });
 });
 afterAll(async () => {
-  await Promise.all([refusing, forbidding, down].map((u) => u?.close()));
+  await Promise.all([refusing, forbidding, down, fastapi, odd].map((u) => u?.close()));
 });
 
 async function chat(body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
@@ -52,6 +65,16 @@ describe('a provider refusing the key it was sent (401, 403)', () => {
     const got = await chat({ model: 'test/a', provider: { only: ['busy'] } });
     expect(got.status).toBe(502);
     expect(got.body.error.message).not.toContain('api_key_env');
+  });
+});
+
+describe("a provider's refusal relayed to the caller (a 4xx the request itself caused)", () => {
+  it("keeps the provider's words in any shape: FastAPI's detail list, else its JSON, not a bare status", async () => {
+    // Before: "fastapi: HTTP 422" and "odd: HTTP 400", the reason lost.
+    const f = await chat({ model: 'test/f' });
+    expect([f.status, f.body.error.message]).toEqual([422, 'fastapi: body.messages.0.role: field required']);
+    const o = await chat({ model: 'test/o' });
+    expect([o.status, o.body.error.message]).toEqual([400, 'odd: HTTP 400 {"errors":[{"reason":"temperature out of range"}]}']);
   });
 });
 

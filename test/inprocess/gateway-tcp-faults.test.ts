@@ -130,7 +130,9 @@ describe('a provider behind a TCP proxy that stalls or resets', () => {
     const c = await client.chat.completions.create({ model: `test/${name}`, messages: user('write 40 words') }, metadataOn);
     expect(c.choices[0]!.message.content).toBe(await expected(upstream));
     const summary = (c as unknown as { router_metadata: { summary: string } }).router_metadata.summary;
-    expect(summary).toContain(`via good (attempt 2); failed: ${name} (${name}: ${name.endsWith('stall') ? 'timed out' : 'connection lost'}`);
+    // A timeout names which wait ran out and the setting that bounds it, not a bare "timed out".
+    const why = { 'head-stall': "timed out: no answer's head within timeout_ms (400 ms)", 'body-stall': 'timed out: no more of the answer within timeout_ms (400 ms)', 'head-reset': 'connection lost' }[name];
+    expect(summary).toContain(`via good (attempt 2); failed: ${name} (${name}: ${why}`);
     const e = await client.embeddings.create({ model: `test/${name}-embed`, input: 'x', dimensions: 3, encoding_format: 'float' });
     expect(e.data[0]!.embedding).toHaveLength(3);
     // A stream that gave no token is passed over unseen.

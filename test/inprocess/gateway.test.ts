@@ -44,6 +44,7 @@ providers:
   - { name: up-b, base_url: "${up}", api_key_env: UP_KEY, models: { test/sticky: local/echo, test/own-cost: local/lorem } }
   - { name: late-break, base_url: "${late.baseUrl}", models: { test/late: local/echo } }
   - { name: whole, base_url: "${whole.baseUrl}", models: { test/whole: x } }
+  - { name: no-v1, base_url: "${upstream.apiRoot}", api_key_env: UP_KEY, models: { test/no-v1: local/echo } }
 `;
   const config = parseProviders(yaml, { UP_KEY: upstream.store.firstKeys().apiKey, FIVE_KEY: 'five-key' });
   gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
@@ -85,9 +86,15 @@ describe('a gateway over upstream providers', () => {
       expect(meta.attempt).toBe(5);
       expect(meta.strategy).toBe('fallback');
       expect(meta.attempts.map((a: any) => a.provider)).toEqual(['dead', 'slow', 'five', 'early-break', 'up']);
-      expect(meta.attempts.slice(0, 4).map((a: any) => a.error)).toEqual([expect.stringContaining('refused'), expect.stringContaining('timed out'), expect.stringContaining('HTTP 503'), expect.stringMatching(/early-break: (stream ended|connection lost|stream broken|the stream ended)/)]);
+      expect(meta.attempts.slice(0, 4).map((a: any) => a.error)).toEqual([expect.stringContaining('refused'), "slow: timed out: no answer's head within timeout_ms (300 ms)", expect.stringContaining('HTTP 503'), expect.stringMatching(/early-break: (stream ended|connection lost|stream broken|the stream ended)/)]);
       if (stream) expect(events(res.text).at(-1)).toBe('[DONE]');
     }
+  });
+
+  it('says what to check when a provider answers 404 (a base_url without its /v1)', async () => {
+    const res = await post(gateway, { model: 'test/no-v1', messages: [{ role: 'user', content: 'hi' }] });
+    expect(res.status).toBe(502);
+    expect(res.json.error.message).toMatch(/no-v1: HTTP 404 .*: is base_url the API's root \(for Ollama, vLLM and OpenAI it ends in \/v1\), and the upstream model name one it serves\?$/);
   });
 
   it('follows provider.only, ignore, order and allow_fallbacks', async () => {
@@ -170,6 +177,13 @@ describe('a gateway over upstream providers', () => {
     expect(other.json.provider).toBe('up');
   });
 
+  it('lets an explicit provider.order win over the session\'s provider, as the service does', async () => {
+    const stuck = await post(gateway, { model: 'test/sticky', session_id: 's-order', provider: { order: ['up-b'] }, messages: [{ role: 'user', content: 'a' }] });
+    expect(stuck.json.provider).toBe('up-b');
+    const ordered = await post(gateway, { model: 'test/sticky', session_id: 's-order', provider: { order: ['up'] }, messages: [{ role: 'user', content: 'b' }] });
+    expect(ordered.json.provider).toBe('up');
+  });
+
   it('answers embeddings from an upstream, past a failing one, priced and charged', async () => {
     const before = balance();
     const direct = (await (await fetch(`${upstream.apiRoot}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${upstream.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'local/embed', input: 'a sentence' }) })).json()) as any;
@@ -201,7 +215,8 @@ describe('a providers file with local_models: false', () => {
       const local = await post(only, { model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] }, {}, k);
       expect([local.status, local.json.error.message]).toEqual([400, 'local/echo is not a valid model ID']);
       const none = await post(only, { messages: [{ role: 'user', content: 'hi' }] }, {}, k);
-      expect([none.status, none.json.error.message]).toEqual([400, 'model is required']);
+      // Before: a bare "model is required", naming no model the gateway serves.
+      expect([none.status, none.json.error.message]).toEqual([400, 'model is required: this gateway has no default model (local_models: false); name one, such as test/chat (GET /v1/models lists them)']);
       const list = (await (await fetch(`${only.apiRoot}/v1/models`, { headers: { authorization: `Bearer ${k}` } })).json()) as any;
       expect(list.data.map((m: any) => m.id)).toEqual(['test/chat']);
     } finally {

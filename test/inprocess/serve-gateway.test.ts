@@ -41,6 +41,19 @@ describe('serve --providers, --record, --replay: refused in words before anythin
     expect(await serve('--providers', good, '--record', good)).toMatchObject({ code: 2, stdout: '', stderr: `error: --record ${good} is a file, not a folder\n` });
     expect(await serve('--providers', good, '--replay', good)).toMatchObject({ code: 2, stdout: '', stderr: `error: --replay ${good} is a file, not a folder\n` });
   });
+
+  it('a misspelt setting names the one meant; a drift check of a folder with no cassette is no pass', async () => {
+    // Before: "the file must hold `providers:`" for `provider:`, and exit 0, "0 recorded answers, the same shape".
+    const top = file('top.yaml', GOOD.replace('providers:', 'provider:'));
+    expect(await serve('--providers', top)).toMatchObject({ code: 2, stdout: '', stderr: `error: --providers ${top}: unknown setting "provider" (did you mean providers?)\n` });
+    const inner = file('inner.yaml', GOOD.replace('models:', 'modles:'));
+    expect(await serve('--providers', inner)).toMatchObject({ code: 2, stderr: `error: --providers ${inner}: providers[0]: unknown setting "modles" (did you mean models?)\n` });
+    const odd = file('odd.yaml', `${GOOD}colour: blue\n`);
+    expect((await serve('--providers', odd)).stderr).toBe(`error: --providers ${odd}: unknown setting "colour" (known: providers, local_models, batch_concurrency)\n`);
+    const empty = join(t.dir, 'no-cassettes');
+    mkdirSync(empty, { recursive: true });
+    expect(await t.run(['serve', '--providers', file('good2.yaml', GOOD), '--check-drift', empty])).toMatchObject({ code: 2, stdout: '', stderr: `error: --check-drift ${empty}: no cassettes in it (router serve --record ${empty} writes them): nothing to check\n` });
+  });
 });
 
 describe('providers files a user gets wrong: one line, exit 2, nothing started', () => {
@@ -61,6 +74,18 @@ describe('providers files a user gets wrong: one line, exit 2, nothing started',
     expect(await serve('--providers', twice)).toMatchObject({ code: 2, stderr: `error: --providers ${twice}: not YAML: Map keys must be unique at line 4, column 23\n` });
     const big = file('big.yaml', 'providers:\n  - { name: a, base_url: "http://127.0.0.1:9/v1", max_answer_mb: 0, models: { t/m: x } }\n');
     expect((await serve('--providers', big)).stderr).toBe(`error: --providers ${big}: provider a: max_answer_mb must be a number of MiB, more than 0 and at most 4096\n`);
+  });
+
+  it('a price that looks like one per million tokens is said at start (the file is USD per token)', () => {
+    // Copied from a model list ($0.15 per million), it charged $0.15 a token without a word.
+    const warned: string[] = [];
+    const yaml = 'providers:\n  - { name: a, base_url: "http://127.0.0.1:9/v1", models: { t/m: x, t/n: y }, prices: { t/m: { prompt: 0.15, completion: 0.6 }, t/n: { prompt: 0.00000015, completion: 0.0006 } } }\n';
+    const config = parseProviders(yaml, {}, { warn: (l) => warned.push(l) });
+    expect(config.providers[0]!.models[0]!.prices).toEqual({ prompt: 0.15, completion: 0.6 });
+    expect(warned).toEqual([
+      'warning: provider a: prices.t/m.prompt is 0.15 USD per token, 150000 per million tokens: if 0.15 is per million, write 0.00000015',
+      'warning: provider a: prices.t/m.completion is 0.6 USD per token, 600000 per million tokens: if 0.6 is per million, write 0.0000006',
+    ]);
   });
 });
 

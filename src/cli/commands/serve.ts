@@ -162,6 +162,8 @@ async function checkDrift(io: RunContext<FlagValues<typeof FLAGS>>['io'], dir: s
   }).catch((err: unknown) => {
     throw (err as Error)?.name === 'CassetteFileError' ? usage(`--check-drift ${dir}: ${(err as Error).message}`) : err;
   });
+  // A folder with no cassette (a wrong path, a recording never made) checked nothing: no pass.
+  if (!reports.length) throw usage(`--check-drift ${dir}: no cassettes in it (router serve --record ${dir} writes them): nothing to check`);
   const changed = reports.filter((r) => (r.error && !r.down) || r.changes.length).length;
   const down = reports.filter((r) => r.down).length;
   const downNote = down ? `; ${down} not asked: the provider is down (refused or timed out)` : '';

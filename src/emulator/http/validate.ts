@@ -2,6 +2,7 @@ import { HttpError } from './http.js';
 import { MODEL_ID_PATTERN, PROVIDERS, findModel, type ModelKind, type ModelSpec } from '../models/models.js';
 import { notAModelOfKind } from '../models/model-kind-words.js';
 import type { Named } from '../routing/provider-choice.js';
+import { didYouMean } from '../../internal/did-you-mean.js';
 
 type Body = Record<string, unknown>;
 
@@ -77,11 +78,20 @@ export function pickProvider(model: ModelSpec, provider: unknown, qualifies: (sl
   return allowedProviders(model, provider, qualifies)[0];
 }
 
+/** The OpenAPI's ProviderPreferences, which takes no other member (`additionalProperties: false`). */
+const PROVIDER_KEYS = ['allow_fallbacks', 'data_collection', 'enforce_distillable_text', 'ignore', 'max_price', 'only', 'order', 'preferred_max_latency', 'preferred_min_throughput', 'quantizations', 'require_parameters', 'sort', 'zdr'];
+
+/** A `provider` member the OpenAPI does not name is a 400: a typo (`ordr`) was ignored, and another provider answered. */
+export function checkProviderKeys(p: Body): void {
+  for (const key in p) if (!PROVIDER_KEYS.includes(key)) bad(`provider.${key} is not a provider preference${didYouMean(key, PROVIDER_KEYS) || ` (known: ${PROVIDER_KEYS.join(', ')})`}`);
+}
+
 /** The providers a request names (`provider.only`, `ignore`, `order`, `allow_fallbacks`), its flags checked. */
 export function providerNames(provider: unknown): Named {
   if (provider === undefined || provider === null) return { ignore: [], order: [], allowFallbacks: true };
   if (typeof provider !== 'object' || Array.isArray(provider)) bad('provider must be an object');
   const p = provider as Body;
+  checkProviderKeys(p);
   for (const flag of ['allow_fallbacks', 'zdr']) {
     if (p[flag] !== undefined && p[flag] !== null && typeof p[flag] !== 'boolean') bad(`provider.${flag} must be a boolean`);
   }

@@ -16,13 +16,16 @@ export const REFUSAL_BYTES = 4096;
  * 403, `keyHint` (keyHint()): the key it was sent is the first thing to look at; the cause its words name.
  */
 export function statusFailure(name: string, status: number, text: string, retryAfter: string | undefined, keyHint = ''): ProviderFailure {
-  const hint = keyHint && (status === 401 || status === 403) ? keyHint : undefined;
+  const hint = keyHint && (status === 401 || status === 403) ? keyHint : status === 404 ? NOT_FOUND_HINT : undefined;
   const failure = new ProviderFailure('status', `${name}: HTTP ${status}${text ? ` ${cutText(text, 200)}` : ''}`, status, retryAfter, hint);
   const cause = answeredCause(status, text);
   // Only a cause of its own is kept (a recorded failure's cassette says it); any other is the provider failing.
   if (cause !== 'provider_unavailable') failure.errorType = cause;
   return failure;
 }
+
+/** A 404: the path (a base_url without its /v1, the commonest slip) or the upstream's model name is not there. */
+const NOT_FOUND_HINT = "is base_url the API's root (for Ollama, vLLM and OpenAI it ends in /v1), and the upstream model name one it serves?";
 
 /** What to check when a provider refuses the gateway's key (or its lack of one): the providers file's `api_key_env`. */
 export function keyHint(config: { keyEnv?: string; apiKey?: string }): string {

@@ -3,6 +3,7 @@ import { MODEL_ID_PATTERN } from '../models/models.js';
 import { inListOrder, PARAMETER_NAMES } from '../models/parameters.js';
 import type { ProviderModel } from './types.js';
 import { DEFAULT_MAX_ANSWER_BYTES } from './bounded.js';
+import { didYouMean } from '../../internal/did-you-mean.js';
 
 /** One upstream of a providers file, its key already read from the environment (never from the file). */
 export interface ProviderConfig {
@@ -52,6 +53,13 @@ function price(where: string, v: unknown): number {
   return n;
 }
 
+/** USD per token at or past which a price is likely one per million tokens (as model lists show them): $1,000 per million. */
+const PER_MILLION_LOOKALIKE = 0.001;
+function perMillionWarning(where: string, n: number): string {
+  const perToken = (n / 1e6).toFixed(15).replace(/\.?0+$/, '');
+  return `warning: ${where} is ${n} USD per token, ${Number((n * 1e6).toPrecision(12))} per million tokens: if ${n} is per million, write ${perToken}`;
+}
+
 /** How a file is read: `keys` required (a provider's `api_key_env` unset is a mistake) when upstreams are asked, else a warning. */
 export interface ReadOptions {
   warn?: (line: string) => void;
@@ -64,7 +72,7 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = ()
   const known = ['name', 'base_url', 'api_key_env', 'models', 'embedding_models', 'prices', 'max_completion_tokens', 'supported_parameters', 'timeout_ms', 'first_event_timeout_ms', 'idle_timeout_ms', 'max_answer_mb', 'responses', 'speech_models'];
   const unknown = Object.keys(raw).find((k) => !known.includes(k));
   if (unknown === 'api_key') throw new ProvidersFileError(`${at}.api_key: keys never go in the file; name an environment variable with api_key_env`);
-  if (unknown) throw new ProvidersFileError(`${at}: unknown setting "${unknown}" (known: ${known.join(', ')})`);
+  if (unknown) throw new ProvidersFileError(unknownSetting(at, unknown, known));
   const name = raw.name;
   if (typeof name !== 'string' || !SLUG.test(name)) throw new ProvidersFileError(`${at}.name must be a provider slug (lower case letters, digits, . _ -)`);
   const where = `provider ${name}`;
@@ -105,7 +113,9 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = ()
     if (!isObj(p)) throw new ProvidersFileError(`${where}: prices.${id} must be {prompt, completion}`);
     const odd = Object.keys(p).find((k) => k !== 'prompt' && k !== 'completion');
     if (odd) throw new ProvidersFileError(`${where}: prices.${id}: unknown price "${odd}" (known: prompt, completion, USD per token)`);
-    return { ...base, prices: { prompt: price(`${where}: prices.${id}.prompt`, p.prompt ?? 0), completion: price(`${where}: prices.${id}.completion`, p.completion ?? 0) } };
+    const priced = { prompt: price(`${where}: prices.${id}.prompt`, p.prompt ?? 0), completion: price(`${where}: prices.${id}.completion`, p.completion ?? 0) };
+    for (const side of ['prompt', 'completion'] as const) if (priced[side] >= PER_MILLION_LOOKALIKE) warn(perMillionWarning(`${where}: prices.${id}.${side}`, priced[side]));
+    return { ...base, prices: priced };
   });
   const stray = Object.keys(prices).find((id) => !models.some((m) => m.id === id));
   if (stray) throw new ProvidersFileError(`${where}: prices.${stray} names a model that is not in its models`);
@@ -153,6 +163,14 @@ function parametersOf(raw: unknown, models: ProviderModel[], where: string): voi
   });
 }
 
+const TOP_LEVEL = ['providers', 'local_models', 'batch_concurrency'];
+
+/** A key the file may not hold, with the one it most likely meant, else every key it may. */
+function unknownSetting(at: string, key: string, known: readonly string[]): string {
+  const meant = didYouMean(key, known);
+  return `${at ? `${at}: ` : ''}unknown setting "${key}"${meant || ` (known: ${known.join(', ')})`}`;
+}
+
 /** A providers file's text, checked whole: the first mistake is one line that names where it is. */
 export function parseProviders(text: string, env: NodeJS.ProcessEnv, opts: ReadOptions = {}): GatewayConfig {
   let doc: unknown;
@@ -161,9 +179,10 @@ export function parseProviders(text: string, env: NodeJS.ProcessEnv, opts: ReadO
   } catch (err) {
     throw new ProvidersFileError(`not YAML: ${(err as Error).message.split('\n')[0]!.replace(/:$/, '')}`);
   }
+  // A misspelt key first: `provider:` (no s) is that typo, not a file without providers.
+  const unknown = isObj(doc) ? Object.keys(doc).find((k) => !TOP_LEVEL.includes(k)) : undefined;
+  if (unknown) throw new ProvidersFileError(unknownSetting('', unknown, TOP_LEVEL));
   if (!isObj(doc) || !Array.isArray(doc.providers)) throw new ProvidersFileError('the file must hold `providers:`, a list of upstreams');
-  const unknown = Object.keys(doc).find((k) => k !== 'providers' && k !== 'local_models' && k !== 'batch_concurrency');
-  if (unknown) throw new ProvidersFileError(`unknown setting "${unknown}" (known: providers, local_models, batch_concurrency)`);
   const batchConcurrency = doc.batch_concurrency ?? DEFAULT_BATCH_CONCURRENCY;
   if (typeof batchConcurrency !== 'number' || !Number.isInteger(batchConcurrency) || batchConcurrency < 1 || batchConcurrency > MAX_BATCH_CONCURRENCY) throw new ProvidersFileError(`batch_concurrency must be a whole number from 1 to ${MAX_BATCH_CONCURRENCY}`);
   if (doc.local_models !== undefined && typeof doc.local_models !== 'boolean') throw new ProvidersFileError('local_models must be true or false');

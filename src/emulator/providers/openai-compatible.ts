@@ -157,7 +157,7 @@ export class OpenAICompatible implements ProviderAdapter {
       // The format by name (cassettes key on the caller's body): an upstream's default may not be the spec's pcm (OpenAI's is mp3).
       res = await request(this.speechUrl, { method: 'POST', headers, body: JSON.stringify({ ...body, response_format: body.response_format ?? 'pcm' }), signal, dispatcher: this.agent });
     } catch (err) {
-      throw failureOf(err, this.name, false);
+      throw failureOf(err, this.name, false, this.config.timeoutMs);
     }
     const kept = publicHeaders(res.headers);
     // An error answer in a content-coding (gzip, deflate, br) is decoded for its words, as chat's (coded-refusal.ts).
@@ -183,12 +183,12 @@ export class OpenAICompatible implements ProviderAdapter {
     if ((res.statusCode >= 300 && res.statusCode < 400) || (res.statusCode < 300 && NOT_AUDIO.test(type))) {
       throw notTheApi(this.name, res.statusCode, publicHeaders(res.headers), await headText(res.body), 'audio')!;
     }
-    const name = this.name;
+    const { name, config } = this;
     async function* audio(): AsyncGenerator<Buffer> {
       try {
         for await (const piece of res.body) yield piece as Buffer;
       } catch (err) {
-        throw failureOf(err, name, true);
+        throw failureOf(err, name, true, config.timeoutMs);
       }
     }
     return { status: res.statusCode, headers: publicHeaders(res.headers), audio: audio() };
@@ -202,7 +202,7 @@ export class OpenAICompatible implements ProviderAdapter {
       this.targets.set(url, (target = { origin: parsed.origin, path: parsed.pathname + parsed.search }));
     }
     const maxAnswer = this.config.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
-    return upstreamCall(agent, { origin: target.origin, path: target.path, headers: stream ? this.headers.stream : this.headers.whole, body: JSON.stringify(body), signal, name: this.name, keyHint: this.keyHint, stream, ends, maxAnswer, firstEventMs: this.config.firstEventMs, idleMs: this.config.idleMs, responses: ends === RESPONSE_END }).then(this.noAnswer);
+    return upstreamCall(agent, { origin: target.origin, path: target.path, headers: stream ? this.headers.stream : this.headers.whole, body: JSON.stringify(body), signal, name: this.name, keyHint: this.keyHint, stream, ends, maxAnswer, timeoutMs: this.config.timeoutMs, firstEventMs: this.config.firstEventMs, idleMs: this.config.idleMs, responses: ends === RESPONSE_END }).then(this.noAnswer);
   }
 
   /** A whole answer that is no API's answer (notTheApi), or any answer in a content-coding, fails the provider in words. */

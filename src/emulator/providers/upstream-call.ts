@@ -1,10 +1,12 @@
 import type { Dispatcher } from 'undici';
 import { ProviderFailure, passesOver, type EndRule, type StopSignal, type UpstreamReply } from './types.js';
-import { failureOf, UpstreamEvents } from './upstream-events.js';
+import { UpstreamEvents } from './upstream-events.js';
+import { failureOf } from './undici-failure.js';
 import { answerText, mib, REFUSAL_BYTES, statusFailure } from './bounded.js';
 import { isSecretHeader } from '../../internal/secret-headers.js';
 
-export { failureOf, UpstreamEvents } from './upstream-events.js';
+export { UpstreamEvents } from './upstream-events.js';
+export { failureOf } from './undici-failure.js';
 
 type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[0];
 
@@ -43,6 +45,8 @@ export interface UpstreamCall {
   ends: EndRule;
   /** The largest whole answer, or single stream event, taken (`max_answer_mb`): past it the provider is passed over. */
   maxAnswer: number;
+  /** `timeout_ms`: the wait for the answer's head and between two pieces of it, named when it runs out. */
+  timeoutMs?: number;
   /** `first_event_timeout_ms`: the longest wait from the request for a stream's first event or a whole answer. */
   firstEventMs?: number;
   /** `idle_timeout_ms`: the longest wait between a stream's events, from its first answering one (comments do not count). */
@@ -86,10 +90,10 @@ export function upstreamCall(agent: Pick<Dispatcher, 'dispatch'>, call: Upstream
     const onAbort = () => {
       const why = signal.reason instanceof Error ? signal.reason : new Error('aborted');
       clearTimeout(firstEventTimer);
-      if (events) events.fail(failureOf(why, name, true));
+      if (events) events.fail(failureOf(why, name, true, call.timeoutMs));
       else if (!settled) {
         settled = true;
-        reject(failureOf(why, name, false));
+        reject(failureOf(why, name, false, call.timeoutMs));
       }
       controller?.abort(why);
     };
@@ -146,12 +150,12 @@ export function upstreamCall(agent: Pick<Dispatcher, 'dispatch'>, call: Upstream
         },
         onResponseError(_, err) {
           stop();
-          if (events) return events.fail(err);
+          if (events) return events.fail(failureOf(err, name, true, call.timeoutMs));
           if (settled) return;
           settled = true;
           // A status passed over whose body broke is still that status.
           if (whole && passesOver(status)) reject(refused());
-          else reject(failureOf(err, name, false));
+          else reject(failureOf(err, name, false, call.timeoutMs));
         },
       },
     );

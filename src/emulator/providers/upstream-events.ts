@@ -1,21 +1,10 @@
 import type { Dispatcher } from 'undici';
 import { SseSplitter, type EventBytes } from './sse.js';
 import { ProviderFailure, type EndRule } from './types.js';
+import { failureOf } from './undici-failure.js';
 import { carriesAnswer } from './first-answer.js';
 
 type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[0];
-/** Why undici gave up, in the words of a provider failure. */
-export function failureOf(err: unknown, name: string, started: boolean): ProviderFailure {
-  if (err instanceof ProviderFailure) return err;
-  const code = (err as { code?: string })?.code ?? '';
-  const unreached = new Map([['ECONNREFUSED', 'connection refused'], ['ENOTFOUND', 'host not found'], ['EAI_AGAIN', 'host not found'], ['EHOSTUNREACH', 'host not reachable']]).get(code);
-  if (unreached) return new ProviderFailure('refused', `${name}: ${unreached} (${code})`);
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return new ProviderFailure('timeout', `${name}: timed out`);
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') return Object.assign(new ProviderFailure('timeout', `${name}: timed out`), { unsent: true });
-  const what = started ? 'stream broken' : 'connection lost';
-  return new ProviderFailure('broken', `${name}: ${what} (${code || (err as Error)?.message || String(err)})`);
-}
-
 /** Events that may wait unread before the upstream's socket is paused. */
 const HIGH_WATER = 64;
 /** What the reader is given for an event its `takeBytes` took: no payload can be it (a stream's \r is a line end). */

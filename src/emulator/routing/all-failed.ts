@@ -18,7 +18,7 @@ export function allFailed(passed: Attempt[], fields?: Record<string, unknown>): 
   // The providers asked and what each said first; ids no provider was asked for (unknown, chat-only for Responses) after, as such.
   // Not those the request's only/ignore left out: it named whom to ask (the routing metadata still lists them).
   const skipped = passed.filter((a) => a.unknown || (a.unasked && a.unasked !== 'named')).map((a) => a.error);
-  const why = asked.length && skipped.length ? `${asked.map((a) => a.error).join('; ')}; passed over, no provider asked: ${skipped.join('; ')}` : (asked.length ? asked : passed).map((a) => a.error).join('; ');
+  const why = asked.length && skipped.length ? `${said(asked.map((a) => a.error))}; passed over, no provider asked: ${skipped.join('; ')}` : said((asked.length ? asked : passed).map((a) => a.error));
   const retryAfter = soonestRetry(asked);
   const headers: Record<string, string> = retryAfter ? { 'retry-after': retryAfter } : {};
   if (asked.every((a) => a.lasting)) headers['x-should-retry'] = 'false';
@@ -30,6 +30,16 @@ export function allFailed(passed: Attempt[], fields?: Record<string, unknown>): 
 function sameCause(asked: Attempt[]): string {
   const cause = asked[0]?.cause;
   return cause && asked.every((a) => a.cause === cause) ? cause : 'provider_unavailable';
+}
+
+/**
+ * Failures in words, each once, in the order first said: a batch asks its providers again after
+ * pauses, and the same page or refusal three times over (200 characters each) buried the others.
+ */
+function said(errors: string[]): string {
+  const times = new Map<string, number>();
+  for (const e of errors) times.set(e, (times.get(e) ?? 0) + 1);
+  return [...times].map(([e, n]) => (n > 1 ? `${e} (${n} times)` : e)).join('; ');
 }
 
 /** The `Retry-After` that comes soonest, when each attempt gave one that parses (any one may answer then). */

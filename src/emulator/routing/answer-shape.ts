@@ -28,11 +28,25 @@ export function wholeAnswer(text: string, status: number, list: AnswerList): Bod
   return answer;
 }
 
-/** Why an upstream refused a request, in its words: OpenAI's `error.message`, Ollama's `error`, vLLM's `message`. */
+/**
+ * Why an upstream refused a request, in its words: OpenAI's `error.message`, Ollama's `error`, vLLM's `message`,
+ * FastAPI's `detail` (a string, or a list of `{loc, msg}`: Python servers' 422); else its JSON itself, cut
+ * short. Before, any other shape was a bare `HTTP 422`, the reason lost.
+ */
 export function refusalOf(answer: Body, status: number): string {
   const error = answer.error;
-  const message = isObject(error) ? error.message : error ?? answer.message;
-  return typeof message === 'string' && message ? message : `HTTP ${status}`;
+  const message = isObject(error) ? error.message : error ?? answer.message ?? detailOf(answer.detail);
+  if (typeof message === 'string' && message) return message;
+  const json = JSON.stringify(answer);
+  return json === '{}' ? `HTTP ${status}` : `HTTP ${status} ${cutText(json, 200)}`;
+}
+
+/** FastAPI's `detail`: its text, or each `{loc: ["body", "messages"], msg}` as `body.messages: msg`. */
+function detailOf(detail: unknown): string | undefined {
+  if (typeof detail === 'string') return detail;
+  if (!Array.isArray(detail)) return undefined;
+  const each = detail.map((d) => (isObject(d) && typeof d.msg === 'string' ? `${Array.isArray(d.loc) ? `${d.loc.join('.')}: ` : ''}${d.msg}` : undefined));
+  return each.every((e) => e !== undefined) && each.length ? each.join('; ') : undefined;
 }
 
 /**

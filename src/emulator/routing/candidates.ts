@@ -1,4 +1,4 @@
-import { bad, checkModelsList, checkSort } from '../http/validate.js';
+import { bad, checkModelsList, checkProviderKeys, checkSort } from '../http/validate.js';
 import { MODEL_ID_PATTERN, MODELS, type ModelKind } from '../models/models.js';
 import type { LocalModels } from '../providers/local.js';
 import type { ProviderAdapter, ProviderModel } from '../providers/types.js';
@@ -33,6 +33,7 @@ function prefsOf(provider: unknown, route: unknown): Prefs {
   if (provider === undefined || provider === null) return { ignore: [], order: [], allowFallbacks: true, together: false };
   if (typeof provider !== 'object' || Array.isArray(provider)) bad('provider must be an object');
   const p = provider as Body;
+  checkProviderKeys(p);
   for (const flag of ['allow_fallbacks', 'zdr']) {
     if (p[flag] !== undefined && p[flag] !== null && typeof p[flag] !== 'boolean') bad(`provider.${flag} must be a boolean`);
   }
@@ -104,7 +105,7 @@ export interface Catalog {
 /**
  * Every candidate for a request, in the order they are tried: its models in turn, and for each the
  * providers that serve it under `provider.only / ignore / order / sort / allow_fallbacks`; the
- * provider that last served the session (`sticky`) first where it is allowed. A model of the chain
+ * provider that last served the session (`sticky`) first where it is allowed and no `order` is given. A model of the chain
  * that is no model here (malformed, or served by nobody) is passed over as a failed attempt is, into
  * `passed` (provider `none`, status 400), and the fallback list goes on to the next: the spec says only
  * that `models` is "used for fallback". The request is a 400 on the first such model when none is one,
@@ -116,7 +117,8 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
   const rules = rulesOf(body, kind);
   let chain = modelChain(body);
   if (!chain.length) {
-    if (!catalog.local) bad('model is required');
+    // Without the fake models there is no default: name one the file serves (a bare "model is required" named none).
+    if (!catalog.local) bad(noDefaultModel(catalog, kind));
     chain = ['local/echo'];
   }
   const out: Candidate[] = [];
@@ -161,7 +163,8 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
     };
     // No order: every rank the same, and the sort (stable) would change nothing.
     if (prefs.order.length) allowed = [...allowed].sort((a, b) => rank(a) - rank(b));
-    const stuck = sticky?.(id);
+    // The service's rule: an explicit provider.order wins over the session's provider.
+    const stuck = prefs.order.length ? undefined : sticky?.(id);
     const held = allowed.find((c) => c.slug === stuck);
     if (held) allowed = [held, ...allowed.filter((c) => c !== held)];
     out.push(...withoutFallbacks(allowed, (c) => c.slug, prefs, passOver));
@@ -170,6 +173,11 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
   // Sorted together, the fallback models' endpoints among the first's (a stable sort: each model's order kept at a tie).
   passed.push(...unknown);
   return prefs.together && prefs.sort === 'price' ? priceSorted(out, catalog.local) : out;
+}
+
+function noDefaultModel(catalog: Catalog, kind: ModelKind): string {
+  const served = catalog.upstreams.flatMap((a) => a.models()).find((m) => (m.kind ?? 'chat') === kind);
+  return `model is required: this gateway has no default model (local_models: false)${served ? `; name one, such as ${served.id} (GET /v1/models lists them)` : ''}`;
 }
 
 /** The kind of model an id names here when it names none of the kind asked: an upstream's, else a fake one's. */
