@@ -18,6 +18,7 @@ import { Sessions } from './sessions.js';
 import { priceAnswer } from './usage.js';
 import { BATCHED, batchBound, batchCandidates } from './batch-bound.js';
 import { completeThrough } from './batch-through.js';
+import { faulted } from './provider-fault.js';
 import { Estimates, gatewayCredits } from './gateway-credits.js';
 import { promptCount } from './hang-up.js';
 import { relayResponses, responseStreamOf, wholeResponse } from './responses.js';
@@ -110,7 +111,7 @@ export class Gateway {
         const metadata = metadataOf?.(c);
         let reply;
         try {
-          reply = await c.adapter.chat({ body: upstreamBody(body, c, stream), stream, signal: stream ? gone : readToEnd(gone) });
+          reply = await (faulted(ctx.fault, c) ?? c.adapter.chat({ body: upstreamBody(body, c, stream), stream, signal: stream ? gone : readToEnd(gone) }));
         } catch (err) {
           // The caller hung up: no other provider is asked (nor, above, after a held stream: a fake model hears no abort).
           if (gone.aborted) return;
@@ -205,7 +206,7 @@ export class Gateway {
         const metadata = metadataOf?.(c);
         let reply: UpstreamReply;
         try {
-          reply = await c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: stream ? gone : readToEnd(gone) });
+          reply = await (faulted(ctx.fault, c) ?? c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: stream ? gone : readToEnd(gone) }));
         } catch (err) {
           if (gone.aborted) return;
           passOver(err, c, passed, this.hide);
