@@ -41,15 +41,16 @@ function logEntry(d: Dispatch, req: IncomingMessage, path: string, search: URLSe
   return d.log.add(req.method ?? 'GET', keptPath(d, path), query, req.headers, Date.now());
 }
 
-/** Applies an injected fault that answers instead of the route (a pause, a reset, a status), or loses its answer. */
-async function applyFault(fault: FaultRule | undefined, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
-  // Unref'd: a parked slow fault never keeps a stopping emulator alive.
-  if (fault?.kind === 'slow') await new Promise((r) => setTimeout(r, fault.delayMs).unref());
-  if (fault?.kind === 'reset') {
+/**
+ * Applies an injected fault that answers instead of the route (a reset, a status), or loses its answer; true
+ * when the route is not to run. A `slow` fault's pause is dispatch's to wait (the one fault that waits).
+ */
+function applyFault(fault: FaultRule, req: IncomingMessage, res: ServerResponse): boolean {
+  if (fault.kind === 'reset') {
     req.socket.destroy();
     return true;
   }
-  if (fault?.kind === 'lost') {
+  if (fault.kind === 'lost') {
     // Carried out in full; the answer never arrives.
     res.writeHead = (() => res) as typeof res.writeHead;
     res.write = (() => true) as typeof res.write;
@@ -59,7 +60,7 @@ async function applyFault(fault: FaultRule | undefined, req: IncomingMessage, re
     }) as typeof res.end;
     return false;
   }
-  if (fault?.kind === 'held') {
+  if (fault.kind === 'held') {
     // Carried out in full; the answer is never sent (with `after=N`, only its head and N KiB of it), and the connection stays open until the client goes.
     if (fault.after === undefined) res.writeHead = (() => res) as typeof res.writeHead;
     let room = (fault.after ?? 0) * 1024;
@@ -79,8 +80,8 @@ async function applyFault(fault: FaultRule | undefined, req: IncomingMessage, re
     }) as typeof res.end;
     return false;
   }
-  // One provider's failure is the routing's to meet (fake-route.ts), not the request's.
-  if (fault?.kind === 'status' && fault.provider === undefined) {
+  // One provider's failure is the routing's to meet (fake-route.ts, provider-fault.ts), not the request's.
+  if (fault.kind === 'status' && fault.provider === undefined) {
     const headers: Record<string, string> = {};
     if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
     throw new HttpError(fault.status!, `Injected fault: HTTP ${fault.status}`, undefined, headers);
@@ -128,7 +129,11 @@ export async function dispatch(d: Dispatch, req: IncomingMessage, res: ServerRes
         throw err;
       }
     }
-    if (await applyFault(ctx.fault, req, res)) return;
+    // No fault (nearly every request): nothing awaited before the route.
+    const fault = ctx.fault;
+    // Unref'd: a parked slow fault never keeps a stopping emulator alive.
+    if (fault?.kind === 'slow') await new Promise((r) => setTimeout(r, fault.delayMs).unref());
+    else if (fault && applyFault(fault, req, res)) return;
     await match.handler(ctx);
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;

@@ -3,7 +3,7 @@
  * from `router serve --fault`, or from `POST /_emulator/faults` (server-wide, optionally `times`, `path` and `method`).
  *
  * Spec syntax: `KIND[,key=value...]`, e.g. `429,retry_after=1`, `503,times=2`, `slow,delay_ms=800`,
- * `503,provider=local-alpha` (that provider of the fake models fails: the routing falls back),
+ * `503,provider=local-alpha` (that provider fails: the routing falls back),
  * `cut,after=3`, `error-chunk,after=2`, `malformed`, `reset`, and `lost` (the request is carried out
  * in full, then its answer is lost: the connection is reset instead), and `held` (carried out in full, its
  * answer never sent while the connection stays open: a client killed before it heard).
@@ -24,8 +24,9 @@ export interface FaultRule {
   /** Only requests of this method (GET, POST, …). */
   method?: string;
   /**
-   * A status fault of one provider of the fake models (`503,provider=local-alpha`): the routing asks it and it
-   * fails, and the request falls back to the next provider as a gateway's would (unless `allow_fallbacks: false`).
+   * A status fault of one provider (`503,provider=local-alpha`, of the fake models; `503,provider=openai`, of the
+   * providers file: routing/provider-fault.ts): it fails unasked, and the request falls back to the next provider as a
+   * gateway's does (unless `allow_fallbacks: false`).
    */
   provider?: string;
   /** Only requests of this workspace (rules set through the emulator route); all when absent. */

@@ -3,7 +3,7 @@ import { costOf, countTokens, prng, seedOf } from '../models/models.js';
 import { bad, checkModelsList, optEnum, optNumber, optString } from '../http/validate.js';
 import { reserve } from '../state/billing.js';
 import { genId, route } from './chat.js';
-import { metadataFields } from '../routing/routed.js';
+import { metadataFields, type RouteAsk } from '../routing/routed.js';
 import { Serialized } from '../http/serialized.js';
 import { defineRoutes } from '../http/routes.js';
 import type { ChatGateway } from '../providers/types.js';
@@ -43,11 +43,11 @@ const MAX_NUMBERS = 1_048_576;
 
 type EmbeddingPlan = ReturnType<typeof checkEmbeddings>;
 
-/** The request's checks and its cost: everything but the vectors. */
-function checkEmbeddings(body: Body, opts: { batch?: boolean }) {
+/** The request's checks and its cost: everything but the vectors. `at`: a request's `provider=` fault and the metadata asked (fake-route.ts). */
+function checkEmbeddings(body: Body, opts: { batch?: boolean; at?: RouteAsk }) {
   // `model`, then the `models` fallbacks in order, as chat's and the gateway's (routing/embed.ts).
   checkModelsList(body);
-  const routed = route(body, 'embedding');
+  const routed = route(body, 'embedding', opts.at);
   const { model, provider } = routed;
   // At least 1 (spec); the upper bound is the model's own (model behaviour, named in the message).
   const dims = optNumber(body, 'dimensions', 1, Infinity, true) ?? model.dimensions!;
@@ -103,7 +103,7 @@ async function handleEmbeddings(ctx: Ctx, gateway?: ChatGateway): Promise<void> 
   const body = await ctx.json();
   if (gateway?.takesEmbeddings(body)) return gateway.embed(ctx, body);
   const sessionId = ctx.sessionId(body);
-  const plan = checkEmbeddings(body, {});
+  const plan = checkEmbeddings(body, { at: { fault: ctx.fault, ask: ctx.wantsRouterMetadata(), api: 'embeddings' } });
   const head = Object.assign(answer(plan, 0), metadataFields(plan.routed, 'embeddings', ctx.wantsRouterMetadata()));
   ctx.generation = head.id;
   ctx.servedBy = { model: plan.model.id, provider: plan.provider };

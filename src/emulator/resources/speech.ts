@@ -8,7 +8,7 @@ import { defineRoutes } from '../http/routes.js';
 import type { ChatGateway } from '../providers/types.js';
 import { genId, route } from './chat.js';
 import { recordGeneration } from './generations.js';
-import { metadataFields, metadataHeaders, type Routed } from '../routing/routed.js';
+import { metadataFields, metadataHeaders, type RouteAsk, type Routed } from '../routing/routed.js';
 import { SPEECH_TYPE, speechFormat, type SpeechFormat } from '../routing/speech-format.js';
 
 type Body = Record<string, unknown>;
@@ -56,10 +56,11 @@ function checkReferences(refs: unknown): void {
   });
 }
 
-export function planSpeech(body: Body): { model: ModelSpec; turns: Turn[]; format: SpeechFormat; speed: number; provider: string; routed: Routed } {
+/** `at`: a request's `provider=` fault and the metadata asked (fake-route.ts). */
+export function planSpeech(body: Body, at?: RouteAsk): { model: ModelSpec; turns: Turn[]; format: SpeechFormat; speed: number; provider: string; routed: Routed } {
   // `model`, then the `models` fallbacks in order, as chat's (the gateway's own list for speech: docs/gateway.md).
   checkModelsList(body);
-  const routed = route(body, 'speech');
+  const routed = route(body, 'speech', at);
   const model = routed.model;
   const defaultVoice = body.voice;
   // Required by the spec whatever the input: with turns, it is the voice of a turn that names none.
@@ -144,7 +145,7 @@ async function handleSpeech(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const body = await ctx.json();
   if (gateway?.takesSpeech(body)) return gateway.speak(ctx, body);
   const sessionId = ctx.sessionId(body);
-  const plan = planSpeech(body);
+  const plan = planSpeech(body, { fault: ctx.fault, ask: ctx.wantsRouterMetadata(), api: 'speech' });
   const chars = plan.turns.reduce((n, t) => n + t.text.length, 0);
   const cost = costOf(plan.model, chars, 0).cost;
   // Audio has no body to carry an id: the header names the generation (`GET /v1/generation?id=`).

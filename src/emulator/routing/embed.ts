@@ -3,6 +3,7 @@ import type { StopSignal, UpstreamReply } from '../providers/types.js';
 import { candidatesFor, type Candidate, type Catalog } from './candidates.js';
 import { allFailed, metadataFor, noEndpoints, type Attempt } from './metadata.js';
 import { upstreamBody } from './upstream-body.js';
+import { faulted } from './provider-fault.js';
 import { callerGone } from './caller-gone.js';
 import { embeddingsUsage, priceUsage } from './usage.js';
 import { gatewayCredits, type Estimates } from './gateway-credits.js';
@@ -30,7 +31,7 @@ export async function embedThrough(ctx: Ctx, body: Body, catalog: Catalog, estim
   const metadataOf = metadataFor(ctx.wantsRouterMetadata(), body, candidates, passed, 'embeddings');
   charge.readsWhole();
   try {
-    const got = await firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: readToEnd(gone) }), gone);
+    const got = await firstWhole(candidates, passed, (c) => faulted(ctx.fault, c) ?? c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: readToEnd(gone) }), gone);
     if (!got) {
       if (gone.aborted) return;
       throw allFailed(passed, metadataOf?.(undefined)());

@@ -10,13 +10,15 @@ import { hiddenKey, keyFormList, maskStrings, TextScrub, type KeyForm } from '..
 import { CassetteDeck, type CassetteMode } from '../providers/cassette.js';
 import type { ProviderAdapter, StopSignal, UpstreamReply } from '../providers/types.js';
 import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
-import { allFailed, keyHider, metadataFor, noEndpoints, passOver, pauseAfter, type Attempt } from './metadata.js';
+import { allFailed, keyHider, metadataFor, noEndpoints, passOver, type Attempt } from './metadata.js';
 import { relayStream, streamOf } from './relay.js';
 import { settled } from './relay-settled.js';
 import { callerGone } from './caller-gone.js';
 import { Sessions } from './sessions.js';
-import { embeddingsUsage, priceAnswer, priceUsage } from './usage.js';
+import { priceAnswer } from './usage.js';
 import { BATCHED, batchBound, batchCandidates } from './batch-bound.js';
+import { completeThrough } from './batch-through.js';
+import { faulted } from './provider-fault.js';
 import { Estimates, gatewayCredits } from './gateway-credits.js';
 import { promptCount } from './hang-up.js';
 import { relayResponses, responseStreamOf, wholeResponse } from './responses.js';
@@ -24,13 +26,11 @@ import { responsesCandidates } from './responses-candidates.js';
 import { speakThrough } from './speech.js';
 import { embedThrough } from './embed.js';
 import { upstreamBody } from './upstream-body.js';
-import { knownUnstarted } from './unstarted.js';
 import { refusalOf, wholeAnswer } from './answer-shape.js';
 import { answeredCause } from '../providers/upstream-cause.js';
 import { answerText, finishOf, keepUpstreamAnswer, responseFinish, responseText, type Asked, type UpstreamAnswer } from './kept.js';
 import { deliverWhole, readToEnd } from './whole-reply.js';
 type Body = Record<string, unknown>;
-const RETRY_PAUSES_MS = [500, 2_000]; // a batch request whose every provider failed is tried again after these
 export interface GatewayOptions {
   config: GatewayConfig;
   now: () => number;
@@ -112,7 +112,7 @@ export class Gateway {
         const metadata = metadataOf?.(c);
         let reply;
         try {
-          reply = await c.adapter.chat({ body: upstreamBody(body, c, stream), stream, signal: stream ? gone : readToEnd(gone) });
+          reply = await (faulted(ctx.fault, c) ?? c.adapter.chat({ body: upstreamBody(body, c, stream), stream, signal: stream ? gone : readToEnd(gone) }));
         } catch (err) {
           // The caller hung up: no other provider is asked (nor, above, after a held stream: a fake model hears no abort).
           if (gone.aborted) return;
@@ -207,7 +207,7 @@ export class Gateway {
         const metadata = metadataOf?.(c);
         let reply: UpstreamReply;
         try {
-          reply = await c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: stream ? gone : readToEnd(gone) });
+          reply = await (faulted(ctx.fault, c) ?? c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: stream ? gone : readToEnd(gone) }));
         } catch (err) {
           if (gone.aborted) return;
           passOver(err, c, passed, this.hide);
@@ -259,34 +259,9 @@ export class Gateway {
     return !!BATCHED[endpoint] && this[BATCHED[endpoint].ids].has(model);
   }
 
-  /**
-   * One request of a batch (chat, embeddings or Responses), not streamed: every candidate in turn, then again
-   * after a pause while all failed (RETRY_PAUSES_MS), only those known not to have begun it (unstarted.ts);
-   * usage priced, not charged (the batch is, at its end).
-   */
-  async complete(body: Body, endpoint = '/v1/chat/completions', served: { provider?: string } = {}): Promise<Body> {
-    const passed: Attempt[] = [];
-    const { how, asked, candidates } = batchCandidates(body, endpoint, this.catalog, passed);
-    if (endpoint === '/v1/chat/completions') validateChat(body);
-    if (!candidates.length) throw noEndpoints(body, this.catalog, how.kind, (c) => !!how.call(c.adapter));
-    // Providers that may have generated it (any answer, a timeout once sent, a cut): never asked it again.
-    const spent = new Set<Candidate>();
-    const ask = (c: Candidate) => how.call(c.adapter)!.call(c.adapter, { body: upstreamBody(asked, c, false), stream: false, signal: AbortSignal.timeout(10 * 60_000) }).then(
-      (reply) => (spent.add(c), reply),
-      (err: unknown) => { if (!knownUnstarted(err)) spent.add(c); throw err; });
-    for (const pause of [0, ...RETRY_PAUSES_MS]) {
-      const left = candidates.filter((c) => !spent.has(c));
-      if (!left.length || (pause && !(await pauseAfter(pause, passed)))) break;
-      const got = await this.firstWhole(left, passed, ask, how.named);
-      if (got) {
-        if (how.named) priceUsage(endpoint === '/v1/embeddings' ? embeddingsUsage(got.answer, asked.input) : got.answer.usage, got.c);
-        else wholeResponse(got.answer, got.c, asked);
-        served.provider = got.c.slug;
-        await this.deck?.allKept(); // its result after its cassette: a kill -9 leaves no result whose exchange was not kept
-        return got.answer;
-      }
-    }
-    throw allFailed(passed);
+  /** One request of a batch (chat, embeddings or Responses), not streamed, over the providers (routing/batch-through.ts). */
+  complete(body: Body, endpoint = '/v1/chat/completions', served: { provider?: string } = {}): Promise<Body> {
+    return completeThrough(body, endpoint, served, this.catalog, (candidates, passed, ask, named) => this.firstWhole(candidates, passed, ask, named), this.deck);
   }
 
   /** The most a batch request can cost at full price, held before it is sent (undefined: no bound; routing/batch-bound.ts). */

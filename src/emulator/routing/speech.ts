@@ -3,6 +3,7 @@ import { HttpError } from '../http/http.js';
 import { balanceLeft, chargeable, drainOrClose, holdEstimate, keyLimitLeft } from '../state/billing.js';
 import { round } from '../models/models.js';
 import { ProviderFailure } from '../providers/types.js';
+import { faulted } from './provider-fault.js';
 import { candidatesFor, type Candidate, type Catalog } from './candidates.js';
 import { allFailed, metadataFor, noEndpoints, passOver, type Attempt } from './metadata.js';
 import { upstreamBody } from './upstream-body.js';
@@ -81,7 +82,7 @@ async function relaySpeech(ctx: Ctx, body: Body, candidates: Candidate[], { aske
     let headers: Record<string, string>;
     try {
       // Speech's end-user identifier is for logging only, never the provider's (spec).
-      const reply = await c.adapter.speech!({ body: { ...upstreamBody(body, c, false), user: undefined }, stream: false, signal: gone });
+      const reply = await (faulted(ctx.fault, c) ?? c.adapter.speech!({ body: { ...upstreamBody(body, c, false), user: undefined }, stream: false, signal: gone }));
       if (reply.status < 200 || reply.status >= 300) {
         // The caller's own mistake (a 400): no other provider would differ.
         let text = '';
