@@ -20,6 +20,8 @@ const PAGES: Record<string, [number, Record<string, string>, string]> = {
   webui: [200, { 'content-type': 'text/html; charset=utf-8' }, '<!doctype html>\n<html><head><title>Open WebUI</title></head></html>'],
   proxy: [413, { 'content-type': 'text/html' }, '<html>\n<head><title>413 Request Entity Too Large</title></head></html>'],
   blank: [200, {}, ''],
+  // A server that streams whatever it is asked (stream: false too).
+  streams: [200, { 'content-type': 'text/event-stream' }, 'data: {"choices":[{"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n'],
 };
 
 beforeAll(async () => {
@@ -61,6 +63,13 @@ describe('a provider whose base_url reaches no API', () => {
     }
     const embed = await ask('embeddings', { model: `test/${name}-embed`, input: 'x' });
     expect(embed).toEqual({ status: 502, message: `All providers for the requested models are unavailable: ${why}` });
+  });
+
+  it('a server that streams a request asking for a whole answer is said so, not sent to check its base_url', async () => {
+    // Before: "… not JSON (data: …): is base_url the API's (… ends in /v1)?", though the base_url was right.
+    const why = 'streams: HTTP 200 text/event-stream, not JSON (data: {"choices":[{"delta":{"content":"hi"}}]} data: [DONE]): it streamed, though the request asked for a whole answer (stream false or unset)';
+    expect(await ask('chat/completions', { model: 'test/streams', messages: [{ role: 'user', content: 'x' }] })).toEqual({ status: 502, message: `All providers for the requested models are unavailable: ${why}` });
+    expect(await ask('embeddings', { model: 'test/streams-embed', input: 'x' })).toEqual({ status: 502, message: `All providers for the requested models are unavailable: ${why}` });
   });
 
   it.each([

@@ -44,7 +44,9 @@ function notTheApi(name: string, status: number, headers: Record<string, string>
   if (expected === 'JSON' && (JSON_START.test(text) || isJson(text))) return undefined;
   const type = headers['content-type']?.split(';')[0] || 'no content-type';
   const words = firstWords(text, 80);
-  const hint = status >= 200 && status < 300 ? ": is base_url the API's (for Ollama, vLLM and OpenAI it ends in /v1)?" : '';
+  // A server that streams whatever it is asked is the API all the same: base_url is not what to check.
+  const streamed = type === 'text/event-stream' ? ': it streamed, though the request asked for a whole answer (stream false or unset)' : undefined;
+  const hint = status >= 200 && status < 300 ? (streamed ?? ": is base_url the API's (for Ollama, vLLM and OpenAI it ends in /v1)?") : '';
   return new ProviderFailure('status', `${name}: HTTP ${status} ${type}, not ${expected}${words ? ` (${words})` : ''}${hint}`, status);
 }
 
