@@ -10,7 +10,7 @@ import { ev, hostileGateway, type HostileAnswer } from '../support/hostile-gatew
 const KEY = 'sk-proj-ab3_Xy9-Qw_0123456789abcdefGHIJKLmnopqrstuvWXYZ';
 const SECRET = KEY.slice('sk-proj-'.length);
 type Body = Record<string, unknown>;
-const { willAnswer, client, raw } = hostileGateway(KEY);
+const { willAnswer, client, raw, requestLog } = hostileGateway(KEY);
 
 /** Each 8 characters of the key past its kind that `text` holds (none, when nothing of the secret got out). */
 const piecesIn = (text: string) => Array.from({ length: SECRET.length - 7 }, (_, i) => SECRET.slice(i, i + 8)).filter((piece) => text.includes(piece));
@@ -56,13 +56,33 @@ describe('a key split between two strings of a stream that are no one text', () 
     });
   }
 
-  it('chat, through the openai SDK: every chunk it gives, as JSON', async () => {
+  it('chat, through the openai SDK: every chunk it gives, as JSON; the request log once it goes on with the tool call', async () => {
     for (const [start, rest] of SPLITS) {
       willAnswer({ events: CHAT[0]![1](start, rest) });
       const parts: string[] = [];
-      for await (const part of await client().chat.completions.create({ model: 'test/m', stream: true, messages: [{ role: 'user', content: 'hi' }] })) parts.push(JSON.stringify(part));
+      let callId = '';
+      for await (const part of await client().chat.completions.create({ model: 'test/m', stream: true, messages: [{ role: 'user', content: 'hi' }] })) {
+        parts.push(JSON.stringify(part));
+        callId ||= part.choices[0]?.delta?.tool_calls?.[0]?.id ?? '';
+      }
       expect(parts.join('\n')).toContain('tool_calls');
       expect(piecesIn(parts.join('\n'))).toEqual([]);
+      // The caller sends back the call's id as it got it: the request log keeps what the caller sent.
+      willAnswer(chatAnswer('c2', 'done'));
+      const tool_calls = [{ id: callId, type: 'function' as const, function: { name: 'f', arguments: '{}' } }];
+      await client().chat.completions.create({ model: 'test/m', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', tool_calls }, { role: 'tool', tool_call_id: callId, content: 'ok' }] });
+      expect(piecesIn(await requestLog())).toEqual([]);
+    }
+  });
+
+  it('/v1/messages, built from the chunks: each split above', async () => {
+    for (const [what, events] of CHAT) {
+      for (const [start, rest] of SPLITS) {
+        willAnswer({ events: events(start, rest) });
+        const got = await raw('POST', '/v1/messages', { model: 'test/m', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+        expect(got.text).toContain('message_stop');
+        expect(piecesIn(got.text), `${what}, split at ${start.length}`).toEqual([]);
+      }
     }
   });
 

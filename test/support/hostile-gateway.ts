@@ -61,6 +61,8 @@ export function hostileGateway(key: string, options: Partial<EmulatorOptions> = 
       const res = await fetch(`${gateway.apiRoot}${path}`, { method, headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
       return { status: res.status, text: await res.text() };
     },
+    /** The gateway's request log, as its reader gets the bytes, decoded. */
+    requestLog: async () => (await fetch(`${gateway.apiRoot}/_emulator/requests`, { headers: { authorization: `Bearer ${gateway.store.firstKeys().managementKey}` } })).text(),
     /** Every cassette the gateway wrote for the prompt `asked`, as text. */
     tapesOf: (asked: string) => readdirSync(join(dir, 'tapes')).map((f) => readFileSync(join(dir, 'tapes', f), 'utf8')).filter((t) => t.includes(asked)).join('\n'),
     /** The headers of the last request the upstream got. */
