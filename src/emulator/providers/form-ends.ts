@@ -102,3 +102,15 @@ export function goesOnFrom(forms: readonly KeyForm[], end: string, text: string)
   }
   return most;
 }
+
+/** The characters a text that goes on with a form whose start `end` ends with may begin with (goesOnFrom's first test, made once per `end`). */
+export function nextChars(forms: readonly KeyForm[], end: string): string {
+  let chars = '';
+  for (const { text: form } of forms) {
+    for (let at = 0; at < end.length; at++) {
+      const n = end.length - at;
+      if (n < form.length && startsAt(end, at, end.length, form) && !chars.includes(form[n]!)) chars += form[n];
+    }
+  }
+  return chars;
+}

@@ -1,5 +1,5 @@
 import { KEY_MASK, maskedFrom, type KeyForm } from './key-scrub.js';
-import { formEnds, goesOn, goesOnFrom, startsAt, tableOf, type FormTable } from './form-ends.js';
+import { formEnds, goesOn, goesOnFrom, nextChars, startsAt, tableOf, type FormTable } from './form-ends.js';
 
 export { hiddenKey, keyFormList, keyTexts, type KeyForm } from './key-scrub.js';
 
@@ -64,6 +64,8 @@ export class TextScrub {
   /** The end of the last text of any stream that starts a form, and its stream ('' when joined across streams). */
   private cross = '';
   private crossName = '';
+  /** The characters a text going on with `cross` may begin with (nextChars), found when first asked. */
+  private crossFirst: string | undefined;
   /** Strings field() found clean (a chunk's id, its fingerprint, an event's type: the same in each), up to CLEAN_FIELDS. */
   private readonly cleanFields = new Set<string>();
 
@@ -147,13 +149,18 @@ export class TextScrub {
    * that key later, in any other string (a text after another between them, an `obfuscation`), is masked all the same.
    */
   private noteCross(name: string, end: string): void {
-    if (end) [this.cross, this.crossName] = [end, name];
+    if (!end) return;
+    this.cross = end;
+    this.crossName = name;
+    this.crossFirst = undefined;
   }
 
   /** How many of `text`'s first characters go on with a form another stream's last text began, to leastStart() or more (0: none); a field's text (no `name`) with any's. */
   private crossing(name: string | undefined, text: string): number {
     // A stream that goes on from its own end: its tail's (needs(), piece()), while it keeps one.
     if (!this.cross || (name === this.crossName && this.streams?.has(name))) return 0;
+    // Most texts begin with none of the few characters that go on with it: one search of a short string.
+    if (!(this.crossFirst ??= nextChars(this.forms, this.cross)).includes(text.charAt(0))) return 0;
     return goesOnFrom(this.forms, this.cross, text);
   }
 
@@ -202,7 +209,7 @@ export class TextScrub {
     const out = this.hasKey(rest) ? maskedFrom(rest, this.forms) : rest;
     const last = crossed === text.length ? `${this.cross}${text}` : text;
     const end = this.ends(last, last.length).longest;
-    if (end) [this.cross, this.crossName] = [last.slice(last.length - end), FIELD];
+    if (end) this.noteCross(FIELD, last.slice(last.length - end));
     else if (!crossed && out === text) {
       if (this.cleanFields.size >= CLEAN_FIELDS) this.cleanFields.clear();
       this.cleanFields.add(text);
