@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { localUpstream, type LocalUpstream } from './upstreams.js';
 
@@ -25,14 +25,14 @@ export const textDelta = (d: string, n: number) => ev({ type: 'response.output_t
  * answers what the test set last, holding the provider key `key`; the caller is the openai SDK. Registers
  * the file's (or describe block's) beforeAll/afterAll.
  */
-export function hostileGateway(key: string) {
+export function hostileGateway(key: string, options: Partial<EmulatorOptions> = {}) {
   let next: HostileAnswer = {};
   let dir = '';
   let upstream: LocalUpstream;
   let gateway: Emulator;
   const start = () => {
-    const yaml = `providers:\n  - { name: up, responses: true, base_url: "${upstream.baseUrl}", api_key_env: UP_KEY, models: { test/m: m } }\n`;
-    return startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config: parseProviders(yaml, { UP_KEY: key }), cassettes: { dir: join(dir, 'tapes'), mode: 'record' } } });
+    const yaml = `providers:\n  - { name: up, responses: true, base_url: "${upstream.baseUrl}", api_key_env: UP_KEY, models: { test/m: m }, embedding_models: { test/e: e } }\n`;
+    return startEmulator({ ...options, stateDir: join(dir, 'gateway'), port: 0, gateway: { config: parseProviders(yaml, { UP_KEY: key }), cassettes: { dir: join(dir, 'tapes'), mode: 'record' } } });
   };
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'router-hostile-'));
@@ -56,6 +56,13 @@ export function hostileGateway(key: string) {
   return {
     willAnswer: (a: HostileAnswer) => void (next = a),
     client: () => new OpenAI({ apiKey: gateway.store.firstKeys().apiKey, baseURL: `${gateway.apiRoot}/v1`, maxRetries: 0, timeout: 20_000 }),
+    /** The gateway's answer to `method path` (the caller's key), as the bytes it sent, decoded. */
+    raw: async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${gateway.apiRoot}${path}`, { method, headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: res.status, text: await res.text() };
+    },
+    /** The gateway's request log, as its reader gets the bytes, decoded. */
+    requestLog: async () => (await fetch(`${gateway.apiRoot}/_emulator/requests`, { headers: { authorization: `Bearer ${gateway.store.firstKeys().managementKey}` } })).text(),
     /** Every cassette the gateway wrote for the prompt `asked`, as text. */
     tapesOf: (asked: string) => readdirSync(join(dir, 'tapes')).map((f) => readFileSync(join(dir, 'tapes', f), 'utf8')).filter((t) => t.includes(asked)).join('\n'),
     /** The headers of the last request the upstream got. */

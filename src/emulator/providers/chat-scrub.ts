@@ -9,59 +9,92 @@ const DELTA_TEXTS = ['content', 'reasoning', 'reasoning_content', 'refusal'] as 
 /** The text members of a `reasoning_details` item (by its `index`), each a stream of its own. */
 const DETAIL_TEXTS = ['text', 'summary', 'data'] as const;
 
-/** A chunk's strings that are no stream's text (TextScrub.field), and a tool call's. */
-const CHUNK_FIELDS = ['id', 'system_fingerprint'] as const;
-
 /**
- * A parsed chat chunk's texts through `scrub` (each choice's delta texts, its tool calls' names and
- * arguments, its reasoning_details' texts: each a stream; its id, fingerprint and tool calls' ids: fields);
- * a choice that finishes in it gets what was held for it. True when the chunk was changed.
+ * A parsed chat chunk's strings through `scrub`, in the order they are written (the caller's bytes' order): each
+ * choice's delta texts, its tool calls' names and arguments, its reasoning_details' texts each a stream; every
+ * other string an upstream gave (an id, a fingerprint, a tool call's id, an `obfuscation`, an annotation, a member
+ * not yet named) a field (TextScrub.field). A choice that finishes in it gets what was held for it. True when the
+ * chunk was changed.
  */
 export function scrubChatChunk(scrub: TextScrub, chunk: Body): boolean {
   let changed = false;
-  const field = (owner: Body, name: string) => {
-    const text = owner[name];
-    if (typeof text !== 'string') return;
-    const out = scrub.field(text);
-    if (out !== text) [owner[name], changed] = [out, true];
-  };
-  for (const name of CHUNK_FIELDS) field(chunk, name);
-  const choices = chunk.choices;
-  if (!Array.isArray(choices)) return changed;
-  const through = (owner: Body | undefined, field: string, name: string, shape?: Body) => {
-    const text = owner?.[field];
-    if (typeof text !== 'string' || !scrub.needs(name, text)) return;
-    owner![field] = scrub.piece(name, text, shape);
+  const through = (owner: Body, field: string, name: string, shape?: Body) => {
+    const text = owner[field];
+    if (typeof text !== 'string') return void (changed = scrub.fieldOf(owner, field) || changed);
+    if (!scrub.needs(name, text)) return;
+    owner[field] = scrub.piece(name, text, shape);
     changed = true;
   };
-  for (const choice of choices) {
-    if (!isObject(choice)) continue;
-    const i = String(choice.index ?? 0);
-    const delta = isObject(choice.delta) ? choice.delta : undefined;
-    for (const field of DELTA_TEXTS) through(delta, field, `${i}.${field}`);
-    if (Array.isArray(delta?.tool_calls)) {
-      for (const call of delta.tool_calls as unknown[]) {
-        const fn = isObject(call) && isObject(call.function) ? call.function : undefined;
-        const at = String((call as Body)?.index ?? 0);
-        if (isObject(call)) field(call, 'id');
-        through(fn, 'name', `${i}.name.${at}`);
-        through(fn, 'arguments', `${i}.tool.${at}`);
+  for (const k in chunk) {
+    const choices = chunk[k];
+    if (k !== 'choices' || !Array.isArray(choices)) {
+      changed = scrub.fieldOf(chunk, k) || changed;
+      continue;
+    }
+    for (let c = 0; c < choices.length; c++) {
+      const choice: unknown = choices[c];
+      if (!isObject(choice)) {
+        changed = scrub.fieldOf(choices, c) || changed;
+        continue;
+      }
+      const i = String(choice.index ?? 0);
+      for (const m in choice) {
+        const delta = choice[m];
+        if (m === 'delta' && isObject(delta)) changed = deltaThrough(scrub, delta, i, through) || changed;
+        else changed = scrub.fieldOf(choice, m) || changed;
+      }
+      if (choice.finish_reason != null && scrub.holding) {
+        const held = scrub.release(`${i}.`);
+        if (held.length) {
+          choice.delta = merged(isObject(choice.delta) ? choice.delta : {}, heldDelta(held));
+          changed = true;
+        }
       }
     }
-    if (Array.isArray(delta?.reasoning_details)) {
-      for (const [n, item] of (delta.reasoning_details as unknown[]).entries()) {
-        if (!isObject(item)) continue;
+  }
+  return changed;
+}
+
+type Through = (owner: Body, field: string, name: string, shape?: Body) => void;
+
+/** A choice's delta (choice `i`) through the scrub: its texts each a stream (`through`), its other strings fields. */
+function deltaThrough(scrub: TextScrub, delta: Body, i: string, through: Through): boolean {
+  let changed = false;
+  for (const k in delta) {
+    const value = delta[k];
+    if ((DELTA_TEXTS as readonly string[]).includes(k)) through(delta, k, `${i}.${k}`);
+    else if (k === 'tool_calls' && Array.isArray(value)) {
+      for (const [n, call] of (value as unknown[]).entries()) {
+        if (!isObject(call)) {
+          changed = scrub.fieldOf(value as unknown[], n) || changed;
+          continue;
+        }
+        const at = String(call.index ?? 0);
+        for (const m in call) {
+          const fn = call[m];
+          if (m !== 'function' || !isObject(fn)) changed = scrub.fieldOf(call, m) || changed;
+          else {
+            for (const f in fn) {
+              if (f === 'name' || f === 'arguments') through(fn, f, `${i}.${f === 'name' ? 'name' : 'tool'}.${at}`);
+              else changed = scrub.fieldOf(fn, f) || changed;
+            }
+          }
+        }
+      }
+    } else if (k === 'reasoning_details' && Array.isArray(value)) {
+      for (const [n, item] of (value as unknown[]).entries()) {
+        if (!isObject(item)) {
+          changed = scrub.fieldOf(value as unknown[], n) || changed;
+          continue;
+        }
         const at = String(item.index ?? n);
-        for (const field of DETAIL_TEXTS) through(item, field, `${i}.detail.${at}.${field}`, { type: item.type, index: item.index ?? n });
+        const shape = { type: item.type, index: item.index ?? n };
+        for (const m in item) {
+          if ((DETAIL_TEXTS as readonly string[]).includes(m)) through(item, m, `${i}.detail.${at}.${m}`, shape);
+          else changed = scrub.fieldOf(item, m) || changed;
+        }
       }
-    }
-    if (choice.finish_reason != null && scrub.holding) {
-      const held = scrub.release(`${i}.`);
-      if (held.length) {
-        choice.delta = merged(delta ?? {}, heldDelta(held));
-        changed = true;
-      }
-    }
+    } else changed = scrub.fieldOf(delta, k) || changed;
   }
   return changed;
 }

@@ -1,4 +1,3 @@
-import { isRecord as isObject } from '../../internal/shape.js';
 import { keyKind } from '../../internal/hide-secrets.js';
 
 /** What a provider key in an upstream's answer becomes (the refusals' and metadata's word for it too). */
@@ -192,19 +191,3 @@ export function maskedFrom(text: string, forms: readonly KeyForm[], from = 0): s
 
 /** `text` (an upstream's words: a refusal, an error, a recording) with each key shown in it masked (keySpans). */
 export const maskKeyStarts = (text: string, forms: readonly KeyForm[]): string => maskedFrom(text, forms);
-
-/**
- * A whole answer, parsed, with each key in its strings masked (keySpans: whole, or a start cut short) when its
- * text holds a key's start or an escape (`\u0073k-…` is a key that KeyScrub's search of the bytes cannot see);
- * `answer` itself, else.
- */
-export function maskStrings<T>(answer: T, text: string, forms: readonly KeyForm[]): T {
-  if (!forms.length || (!text.includes('\\') && !forms.some((form) => text.includes(form.text.slice(0, leastStart(form)))))) return answer;
-  const walk = (value: unknown): unknown => {
-    if (typeof value === 'string') return maskedFrom(value, forms);
-    if (Array.isArray(value)) for (let i = 0; i < value.length; i++) value[i] = walk(value[i]);
-    else if (isObject(value)) for (const k in value) value[k] = walk(value[k]);
-    return value;
-  };
-  return walk(answer) as T;
-}

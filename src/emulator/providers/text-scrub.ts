@@ -1,40 +1,34 @@
-import { KEY_MASK, leastStart, maskedFrom, maskStrings, type KeyForm } from './key-scrub.js';
+import { KEY_MASK, maskedFrom, type KeyForm } from './key-scrub.js';
+import { formEnds, goesOn, goesOnFrom, nextChars, startsAt, tableOf, type FormTable } from './form-ends.js';
 
-export { hiddenKey, keyFormList, keyTexts, maskStrings, type KeyForm } from './key-scrub.js';
+export { hiddenKey, keyFormList, keyTexts, type KeyForm } from './key-scrub.js';
+
+/**
+ * A whole answer, parsed, with each key in its strings masked as a stream's other strings are (TextScrub.field): whole,
+ * a start cut short, and what goes on with a key whose start the string before it ended with (an id then a content);
+ * `answer` itself, changed in place. Nothing is searched when no key is configured.
+ */
+export function maskAnswer<T>(answer: T, forms: readonly KeyForm[]): T {
+  if (forms.length) new TextScrub(forms).fieldOf({ answer }, 'answer');
+  return answer;
+}
 
 type Body = Record<string, unknown>;
 
 /** The least of a key's start masked where a cut left it (its stream ended): as maskKeyStarts'. */
 const CUT = 8;
 
-/** `probes`: each form's least start masked wherever it stands (leastStart): a text that holds none holds no key. */
-type Table = { inKeys: Uint8Array; wide: boolean; probes: string[] };
+/** How many clean strings field() keeps to know again (an event's random `obfuscation` is one each time: the set is emptied when full). */
+const CLEAN_FIELDS = 32;
 
-const TABLES = new WeakMap<readonly KeyForm[], Table>();
-
-function tableOf(forms: readonly KeyForm[]): Table {
-  const inKeys = new Uint8Array(128);
-  let wide = false;
-  for (const { text } of forms) {
-    for (let i = 0; i < text.length; i++) {
-      if (text.charCodeAt(i) < 128) inKeys[text.charCodeAt(i)] = 1;
-      else wide = true;
-    }
-  }
-  return { inKeys, wide, probes: forms.map((form) => form.text.slice(0, leastStart(form))) };
-}
+/** The name an upstream's string that is no stream's text (field()) notes the start of a key it ends with under. */
+const FIELD = '\u0000field';
 
 /** A stream's state: its text held back (and the event it was taken from), and the open start of a key its sent text ends with. */
 interface Stream {
   held: string;
   shape?: Body;
   tail: string;
-}
-
-/** Whether `text[at..end)` is `form`'s start. */
-function startsAt(text: string, at: number, end: number, form: string): boolean {
-  for (let i = at; i < end; i++) if (text.charCodeAt(i) !== form.charCodeAt(i - at)) return false;
-  return true;
 }
 
 /**
@@ -64,23 +58,21 @@ export class TextScrub {
   private streams: Map<string, Stream> | undefined;
   /** How many streams hold text back. */
   private holds = 0;
-  /** Each ASCII character some form holds, by code (made once for a list of forms: a gateway's is one for every stream). */
-  private readonly inKeys: Uint8Array;
-  /** Whether a form holds a character past ASCII (a text ending in one is then searched too). */
-  private readonly wide: boolean;
+  private readonly table: FormTable;
   private readonly texts: string[];
   private readonly probes: string[];
   /** The end of the last text of any stream that starts a form, and its stream ('' when joined across streams). */
   private cross = '';
   private crossName = '';
-  /** The last two strings field() found clean. */
-  private readonly cleanFields: (string | undefined)[] = [];
+  /** The characters a text going on with `cross` may begin with (nextChars), found when first asked. */
+  private crossFirst: string | undefined;
+  /** Strings field() found clean (a chunk's id, its fingerprint, an event's type: the same in each), up to CLEAN_FIELDS. */
+  private readonly cleanFields = new Set<string>();
 
   /** `forms`: keyFormList(): the keys in each form, the longest first. */
   constructor(private readonly forms: readonly KeyForm[]) {
-    let table = TABLES.get(forms);
-    if (!table) TABLES.set(forms, (table = tableOf(forms)));
-    ({ inKeys: this.inKeys, wide: this.wide, probes: this.probes } = table);
+    this.table = tableOf(forms);
+    this.probes = this.table.probes;
     this.texts = forms.map((form) => form.text);
   }
 
@@ -96,7 +88,7 @@ export class TextScrub {
   needs(name: string, text: string): boolean {
     const stream = this.streams?.get(name);
     if (stream?.held || this.hasKey(text) || this.crossing(name, text)) return true;
-    const goes = stream ? this.goesOn(stream.tail, text) : 0;
+    const goes = stream ? goesOn(this.forms, stream.tail, text) : 0;
     if (goes < 0) return true;
     const end = this.ends(text, text.length);
     if (end.over) return true;
@@ -152,25 +144,24 @@ export class TextScrub {
     return crossed ? `${before}${KEY_MASK}${out}` : out;
   }
 
-  /** `end` as the last text's start of a form, of stream `name`: another stream's text that starts none (a tool's name) leaves it. */
+  /**
+   * `end` as the last text's start of a form, of stream `name`. A text that ends with none leaves it: what goes on with
+   * that key later, in any other string (a text after another between them, an `obfuscation`), is masked all the same.
+   */
   private noteCross(name: string, end: string): void {
-    if (end || name === this.crossName) [this.cross, this.crossName] = [end, name];
+    if (!end) return;
+    this.cross = end;
+    this.crossName = name;
+    this.crossFirst = undefined;
   }
 
-  /** How many of `text`'s first characters go on with a form another stream's last text began, to leastStart() or more (0: none). */
-  private crossing(name: string, text: string): number {
-    if (!this.cross || name === this.crossName) return 0;
-    let most = 0;
-    for (const form of this.forms) {
-      for (let at = 0; at < this.cross.length; at++) {
-        const n = this.cross.length - at;
-        if (n >= form.text.length || !startsAt(this.cross, at, this.cross.length, form.text)) continue;
-        let m = 0;
-        while (m < text.length && n + m < form.text.length && text.charCodeAt(m) === form.text.charCodeAt(n + m)) m++;
-        if (m && n + m >= leastStart(form)) most = Math.max(most, m);
-      }
-    }
-    return most;
+  /** How many of `text`'s first characters go on with a form another stream's last text began, to leastStart() or more (0: none); a field's text (no `name`) with any's. */
+  private crossing(name: string | undefined, text: string): number {
+    // A stream that goes on from its own end: its tail's (needs(), piece()), while it keeps one.
+    if (!this.cross || (name === this.crossName && this.streams?.has(name))) return 0;
+    // Most texts begin with none of the few characters that go on with it: one search of a short string.
+    if (!(this.crossFirst ??= nextChars(this.forms, this.cross)).includes(text.charAt(0))) return 0;
+    return goesOnFrom(this.forms, this.cross, text);
   }
 
   /** `end`, or where a whole form that reaches past it starts (in `text` from `from`), so that no form is cut in two. */
@@ -205,20 +196,52 @@ export class TextScrub {
   }
 
   /**
-   * An upstream's string that is no stream's text (an id, a fingerprint, a tool call's id), as it goes out: each key
-   * and start of one cut short masked (maskedFrom), as in a whole answer. The one function for such strings of a
-   * stream; a value it let go last (a chunk's id, its fingerprint: the same in every chunk) is a string compare.
+   * An upstream's string that is no stream's text (an id, a fingerprint, a tool call's id, an `obfuscation`), as it goes
+   * out: each key and start of one cut short masked (maskedFrom), as in a whole answer; what goes on with a key whose
+   * start the text before it ended with (a stream's or another string's), masked, as a stream's text is (piece()); the
+   * start of a key it ends with noted for the text after it. A value it let go clean last (a chunk's id, its
+   * fingerprint: the same in every chunk) is a string compare when no text before it ended with a key's start.
    */
   field(text: string): string {
-    if (text === this.cleanFields[0] || text === this.cleanFields[1]) return text;
-    if (this.hasKey(text)) return maskedFrom(text, this.forms);
-    [this.cleanFields[1], this.cleanFields[0]] = [this.cleanFields[0], text];
-    return text;
+    const crossed = this.crossing(undefined, text);
+    if (!crossed && this.cleanFields.has(text)) return text;
+    const rest = crossed ? text.slice(crossed) : text;
+    const out = this.hasKey(rest) ? maskedFrom(rest, this.forms) : rest;
+    const last = crossed === text.length ? `${this.cross}${text}` : text;
+    const end = this.ends(last, last.length).longest;
+    if (end) this.noteCross(FIELD, last.slice(last.length - end));
+    else if (!crossed && out === text) {
+      if (this.cleanFields.size >= CLEAN_FIELDS) this.cleanFields.clear();
+      this.cleanFields.add(text);
+    }
+    return crossed ? `${KEY_MASK}${out}` : out;
   }
 
-  /** `value`'s strings, deep, with each form masked (maskStrings). */
-  maskIn(value: Body): void {
-    maskStrings(value, '\\', this.forms);
+  /**
+   * Whether each string value of a plain chunk's JSON text (no escapes outside its content: plain-frames.ts) but its
+   * content goes through field() as it is (the start of a key one ends with is noted, as field() notes it). A chunk
+   * with one that does not is parsed, and its strings then go through field() in its place.
+   */
+  inertMembers(json: string): boolean {
+    for (const [, before, text, name] of json.matchAll(/("content":)?"([^"\\]*)"(:?)/g)) {
+      if (!before && !name && text && this.field(text!) !== text) return false;
+    }
+    return true;
+  }
+
+  /** `owner[k]` through field(), and each string of it, deep, in the order it is written; true when one changed. */
+  fieldOf(owner: Body | unknown[], k: string | number): boolean {
+    const v = (owner as Body)[k];
+    if (typeof v === 'string') {
+      const out = this.field(v);
+      if (out === v) return false;
+      (owner as Body)[k] = out;
+      return true;
+    }
+    let changed = false;
+    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) changed = this.fieldOf(v, i) || changed;
+    else if (v && typeof v === 'object') for (const key in v) changed = this.fieldOf(v as Body, key) || changed;
+    return changed;
   }
 
   /**
@@ -251,48 +274,7 @@ export class TextScrub {
     return false;
   }
 
-  /**
-   * What a stream whose sent text ends with `tail` (an open start, or shorter) comes to with `text` next:
-   * -1 when a form goes on past its open start or ends in it, or a start of one leastStart() long ends in
-   * `text` (piece() must hide or hold it), else the
-   * longest end of `tail + text` reaching into `tail` that is still a form's open start (0: none).
-   */
-  private goesOn(tail: string, text: string): number {
-    let longest = 0;
-    for (const { text: form, open } of this.forms) {
-      for (let at = 0; at < tail.length; at++) {
-        const n = tail.length - at;
-        if (n >= form.length || !startsAt(tail, at, tail.length, form)) continue;
-        const rest = form.length - n;
-        let m = 0;
-        while (m < text.length && m < rest && text.charCodeAt(m) === form.charCodeAt(n + m)) m++;
-        if (m === Math.min(text.length, rest)) {
-          if (n + text.length > open || text.length >= rest) return -1;
-          longest = Math.max(longest, n + text.length);
-        } else if (n + m >= leastStart({ text: form, open })) return -1; // a start cut short in the text's middle
-      }
-    }
-    return longest;
-  }
-
-  /**
-   * The ends of `text[0..end)` that are a form's start (not all of it): the longest (0: none), and the
-   * longest that reaches past its form's open start (0: none).
-   */
   private ends(text: string, end: number): { longest: number; over: number } {
-    let longest = 0;
-    let over = 0;
-    const last = text.charCodeAt(end - 1);
-    if (!(last < 128 ? this.inKeys[last] : this.wide)) return { longest, over };
-    for (const { text: form, open } of this.forms) {
-      // The first start found is the longest of this form's.
-      for (let at = text.indexOf(form[0]!, Math.max(0, end - form.length + 1)); at >= 0 && at < end; at = text.indexOf(form[0]!, at + 1)) {
-        if (!startsAt(text, at, end, form)) continue;
-        longest = Math.max(longest, end - at);
-        if (end - at > open) over = Math.max(over, end - at);
-        break;
-      }
-    }
-    return { longest, over };
+    return formEnds(this.forms, this.table, text, end);
   }
 }

@@ -6,7 +6,7 @@ import { takenByAny } from '../models/parameters.js';
 import { DEFAULT_BATCH_CONCURRENCY, type GatewayConfig } from '../providers/config.js';
 import { LocalModels } from '../providers/local.js';
 import { OpenAICompatible } from '../providers/openai-compatible.js';
-import { hiddenKey, keyFormList, maskStrings, TextScrub, type KeyForm } from '../providers/text-scrub.js';
+import { hiddenKey, keyFormList, maskAnswer, TextScrub, type KeyForm } from '../providers/text-scrub.js';
 import { CassetteDeck, type CassetteMode } from '../providers/cassette.js';
 import type { ProviderAdapter, StopSignal, UpstreamReply } from '../providers/types.js';
 import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
@@ -162,7 +162,7 @@ export class Gateway {
   private answerOf(reply: Extract<UpstreamReply, { kind: 'json' }>, c: Candidate, passed: Attempt[], named = true): Body | undefined {
     let answer: Body;
     try {
-      answer = maskStrings(wholeAnswer(reply.text, reply.status, c.model.kind === 'embedding' ? 'data' : named ? 'choices' : 'output'), reply.text, this.streamForms);
+      answer = maskAnswer(wholeAnswer(reply.text, reply.status, c.model.kind === 'embedding' ? 'data' : named ? 'choices' : 'output'), this.streamForms);
     } catch (err) {
       passed.push({ provider: c.slug, model: c.model.id, error: this.hide(`${c.slug}: ${(err as Error).message}`), cause: answeredCause(reply.status, reply.text) });
       return undefined;

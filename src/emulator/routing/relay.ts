@@ -171,7 +171,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   const out = new Outgoing(': ROUTER PROCESSING\n\n', tokens);
   const scrub = opts.scrub;
   // Plain chunks go out as they came only when their content is clean: else parsed, and framed with the scrub's text.
-  if (scrub) plainFrames!.clean = (content, data) => (data === undefined || !scrub.hasKey(data)) && !scrub.needs('0.content', content);
+  if (scrub) plainFrames!.clean = (content, data) => (data === undefined || scrub.inertMembers(data)) && !scrub.needs('0.content', content);
   const upstreamId = scrub && typeof held[0]!.id === 'string' ? scrub.field(held[0]!.id) : held[0]!.id;
   held.forEach(frame);
   let broken: StreamBreak | undefined;
