@@ -27,6 +27,7 @@ describe('router, each reader of a named file', () => {
     ['--schema, a folder', () => ['chat', '-m', 'local/echo', '--schema', folder(), 'hi'], () => `--schema ${folder()}: is a folder: name a file in it`],
     ['--schema, a word that names no file', () => ['chat', '-m', 'local/echo', '--schema', 'dog', 'hi'], () => '--schema dog: cannot read it (no such file or folder); a schema of one text field is written "dog str"'],
     ['api --input, a folder', () => ['api', 'POST', '/v1/x', '--input', folder()], () => `--input ${folder()}: is a folder: name a file in it`],
+    ['serve --providers, a folder', () => ['serve', '--providers', folder()], () => `--providers ${folder()}: is a folder: name a file in it`],
     ['api -F @file, no such file', () => ['api', 'POST', '/v1/x', '-F', `a=@${at('none')}`], () => `-F ${at('none')}: cannot read it (no such file or folder)`],
   ];
   it.each(CASES)('%s: one line, the file named, what is wrong; exit 2 (5: not found), nothing on stdout', async (name, args, said) => {
