@@ -5,7 +5,7 @@ import type { BatchEndpoint } from '../client/types.js';
 import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, MAX_JSON_DEPTH, isModelId, MODEL_ID_MAX, MODEL_ID_SYNTAX } from '../client/facts.js';
 import { nestedDeeperThan } from '../internal/json-depth.js';
 import { notTextReason } from '../internal/not-text.js';
-import { describeCode } from '../internal/system-errors.js';
+import { namedFileLine, unreadableWhy } from '../internal/named-input.js';
 import { isBlank as isBlankName } from '../internal/blank.js';
 import { counted, grouped } from '../internal/counted.js';
 import { BatchError, invalid, LIBRARY_WORDS, term, wordLines } from './errors.js';
@@ -45,18 +45,19 @@ const ENDPOINTS: readonly string[] = BATCH_ENDPOINTS;
  */
 export function checkInputFile(file: string, pipedHint = 'a pipe is read once, and a requests file twice (checked, then sent): save the requests to a file and give its path'): void {
   if (isBlankName(file)) throw invalid('the requests file name is empty');
+  const unusable = (what: string) => invalid(namedFileLine('requests file', file, what));
   let st;
   try {
     st = statSync(file);
   } catch (err) {
-    throw invalid(`cannot read ${file}: ${describeCode((err as NodeJS.ErrnoException).code ?? 'ENOENT')}`);
+    throw unusable(unreadableWhy((err as NodeJS.ErrnoException).code ?? 'ENOENT'));
   }
-  const piped = st.isFIFO() || st.isCharacterDevice();
-  if (!st.isFile()) throw invalid(`${file} is not a file${st.isDirectory() ? ' (it is a folder)' : piped ? `: ${pipedHint}` : ''}`);
+  if (st.isDirectory()) throw unusable(unreadableWhy('EISDIR'));
+  if (!st.isFile()) throw unusable(`is not a file${st.isFIFO() || st.isCharacterDevice() ? `: ${pipedHint}` : ''}`);
   try {
     accessSync(file, constants.R_OK);
   } catch (err) {
-    throw invalid(`cannot read ${file}: ${describeCode((err as NodeJS.ErrnoException).code ?? 'EACCES')}`);
+    throw unusable(unreadableWhy((err as NodeJS.ErrnoException).code ?? 'EACCES'));
   }
 }
 

@@ -6,6 +6,7 @@ import { CliError, EXIT, exitCodeForStatus, type ExitCode } from './exit-codes.j
 import type { IO } from './io/io.js';
 import { batchLines } from './batch-words.js';
 import { describeSystemError, isPathProblem, isSystemError } from '../internal/system-errors.js';
+import { keptFileWhy, namedFileLine } from '../internal/named-input.js';
 import { withInstalledDocs } from './io/installed-docs.js';
 import { exitSoFar } from './io/exit-so-far.js';
 import { knownKeys } from '../config/known-keys.js';
@@ -115,7 +116,7 @@ function describeError(err: unknown, io: IO): ExitCode {
   if (isSystemError(err)) {
     if (err.code === 'EPIPE') return exitSoFar(io.stdout);
     const made = err.path === 'stdout' ? io.madeSoFar.join('; ') : '';
-    io.error(`${describeSystemError(err)}${made ? `; ${made}` : ''}`);
+    io.error(err.keptAs && err.path ? namedFileLine(err.keptAs, err.path, keptFileWhy(err.code)) : `${describeSystemError(err)}${made ? `; ${made}` : ''}`);
     return isPathProblem(err.code) ? EXIT.USAGE : EXIT.FAILURE;
   }
   const message = (err as Error)?.message ?? String(err);

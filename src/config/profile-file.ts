@@ -4,7 +4,7 @@ import envPaths from 'env-paths';
 import { DamagedFileError, DEFAULT_PROFILE, SettingsError, type Profile } from './fields.js';
 import { isRecord } from '../internal/shape.js';
 import { isBlank } from '../internal/blank.js';
-import { describeCode } from '../internal/system-errors.js';
+import { keptFileWhy, namedFileLine } from '../internal/named-input.js';
 import { xdgBase } from './xdg.js';
 
 /**
@@ -96,5 +96,5 @@ export function corrupt(err: unknown, file: string): Error {
     return new DamagedFileError(`${file} is not valid JSON${where ? ` (at ${/:/.test(where) ? 'line:column ' : 'position '}${where})` : ''}: fix it or move it away`, file);
   }
   const code = (err as NodeJS.ErrnoException)?.code;
-  return new SettingsError(`cannot read ${file}${code ? `: ${describeCode(code)}` : ''}`);
+  return new SettingsError(namedFileLine('config file', file, code ? keptFileWhy(code) : 'cannot read it'));
 }

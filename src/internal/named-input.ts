@@ -59,3 +59,6 @@ export const namedFileLine = (who: string, path: string, what: string): string =
 
 /** What is wrong reading a named file, from the system's code: a folder asks for a file in it; else "cannot read it (why)". */
 export const unreadableWhy = (code: string): string => (code === 'EISDIR' ? 'is a folder: name a file in it' : `cannot read it (${describeCode(code)})`);
+
+/** What is wrong reading a file router keeps (config file, usage ledger): a folder in its place is moved away; else "cannot read it (why)". */
+export const keptFileWhy = (code: string): string => (code === 'EISDIR' ? 'is a folder: move it away' : `cannot read it (${describeCode(code)})`);

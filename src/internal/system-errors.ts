@@ -40,6 +40,8 @@ export interface SystemError {
   path?: string;
   /** The second path of a call of two (symlink, link, rename, copyfile): the one made or written. */
   dest?: string;
+  /** A file router keeps, by the name a user knows it by (`usage ledger`): said as the named-file rule says (cli/errors.ts). */
+  keptAs?: string;
   port?: number;
   address?: string;
   message: string;

@@ -9,7 +9,7 @@ import { withFileLock } from '../internal/with-file-lock.js';
 import { readLocalText } from '../internal/local-file.js';
 import { makeDir } from '../internal/make-dir.js';
 import { isRecord } from '../internal/shape.js';
-import { describeCode } from '../internal/system-errors.js';
+import { keptFileWhy } from '../internal/named-input.js';
 import { writeWhole } from '../internal/write-whole.js';
 import { ConfigFileError } from './errors.js';
 
@@ -28,7 +28,7 @@ export function readConfigObject<T>(path: string, valid: (value: unknown) => val
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return {};
-    throw new ConfigFileError('unreadable', path, code ? describeCode(code) : (err as Error).message);
+    throw new ConfigFileError('unreadable', path, code ? keptFileWhy(code) : `cannot read it (${(err as Error).message})`);
   }
   let parsed: unknown;
   try {

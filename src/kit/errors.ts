@@ -123,7 +123,7 @@ export class ConfigFileError extends KitError<'damaged' | 'unreadable'> {
     readonly path: string,
     readonly why: string,
   ) {
-    super(`${path} ${code === 'damaged' ? `is damaged (${why}): fix it or move it away` : `cannot be read (${why})`}`, code);
+    super(code === 'damaged' ? `${path} is damaged (${why}): fix it or move it away` : namedFileLine('config file', path, why), code);
   }
 }
 

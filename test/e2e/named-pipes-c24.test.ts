@@ -31,7 +31,7 @@ it('the library reads a pipe named as a file: readFragment (bounded as a file is
 it("the library's checkInputFile says why a pipe will not do (its requests are read twice)", async () => {
   // Was "give - and pipe the requests into stdin": the CLI's words, and not what batch create does any more.
   const check = library('import { checkInputFile } from "router-cli/batch"; try { checkInputFile(process.argv[1]) } catch (e) { console.log(e.message) }', "<(printf '{}\\n')");
-  expect(await inBash(check)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^\/dev\/fd\/\d+ is not a file: a pipe is read once, and a requests file twice \(checked, then sent\): save the requests to a file and give its path\n$/) });
+  expect(await inBash(check)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^requests file \/dev\/fd\/\d+: is not a file: a pipe is read once, and a requests file twice \(checked, then sent\): save the requests to a file and give its path\n$/) });
 });
 
 it('--mcp <(cmd) is said to be a pipe, not a server, in one line (exit 12, as a data file)', async () => {

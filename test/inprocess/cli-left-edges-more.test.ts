@@ -23,7 +23,7 @@ it('a file where the config folder would go: config list and set say so in words
   writeFileSync(join(home, '.config'), 'not a folder');
   const env = homeAt(home);
   const path = join(home, '.config', 'router', 'config.json');
-  expect(await run(['config', 'list'], env)).toMatchObject({ code: 2, stderr: `error: cannot read ${path}: a part of the path is not a folder\n` });
+  expect(await run(['config', 'list'], env)).toMatchObject({ code: 2, stderr: `error: config file ${path}: cannot read it (a part of the path is not a folder)\n` });
   expect(await run(['config', 'path'], env)).toMatchObject({ code: 0, stdout: `${path}\n` });
   const set = await run(['config', 'set', 'model', 'local/echo'], env);
   expect(set.code).toBe(2);

@@ -52,7 +52,7 @@ describe('a config file that is a link to /dev/zero', () => {
     symlinkSync('/dev/zero', join(dir, 'config.json'));
     const r = await runInProcess(['config', 'get', 'model'], { env: env(dir) });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^error: cannot read .*config\.json.*: not a regular file/);
+    expect(r.stderr).toMatch(/^error: config file .*config\.json: cannot read it \(not a regular file/);
   });
 });
 

@@ -88,7 +88,7 @@ describe('bad output paths: one line, exit 2, nothing sent', () => {
     expect(await t.run(['batch', 'get', batchId, '--results', 'out/'])).toMatchObject({ code: 2, stderr: 'error: cannot write out/: it ends in / as a folder does; give a file name\n' });
     expect(await t.run(['embed', '--file', '', '--model', 'local/embed'])).toMatchObject({ code: 2, stderr: 'error: --file: the path is empty\n' });
     expect(await t.run(['batch', 'create', ''])).toMatchObject({ code: 2, stderr: 'error: the requests file name is empty\n' });
-    expect(await t.run(['batch', 'create', join(requests, 'x.jsonl')])).toMatchObject({ code: 2, stderr: `error: cannot read ${requests}/x.jsonl: a part of the path is not a folder\n` });
+    expect(await t.run(['batch', 'create', join(requests, 'x.jsonl')])).toMatchObject({ code: 2, stderr: `error: requests file ${requests}/x.jsonl: cannot read it (a part of the path is not a folder)\n` });
     expect(chatRequests()).toBe(before);
   });
 

@@ -21,7 +21,7 @@ describe('serve --providers, --record, --replay: refused in words before anythin
     [['--record', 'c'], 'error: --record needs --providers FILE: cassettes hold upstream exchanges\n'],
     [['--record-missing'], 'error: --record-missing goes with --replay DIR\n'],
     [['--replay-timing', '0'], 'error: --replay-timing goes with --replay DIR\n'],
-    [['--providers', 'none.yaml'], 'error: --providers none.yaml: no such file\n'],
+    [['--providers', 'none.yaml'], 'error: --providers none.yaml: cannot read it (no such file or folder)\n'],
   ])('%j', async (args, said) => {
     expect(await serve(...args)).toMatchObject({ code: 2, stdout: '', stderr: said });
   });
@@ -69,7 +69,7 @@ describe('providers files a user gets wrong: one line, exit 2, nothing started',
     expect(warned).toEqual(['warning: provider openai: ROUTER_TEST_UNSET_KEY is not set; its requests go without a key']);
     const kinds = file('kinds.yaml', 'providers:\n  - { name: a, base_url: "http://127.0.0.1:9/v1", models: { t/m: x } }\n  - { name: b, base_url: "http://127.0.0.1:9/v1", embedding_models: { t/m: y } }\n');
     expect(await serve('--providers', kinds)).toMatchObject({ code: 2, stderr: `error: --providers ${kinds}: model t/m is listed for chat (provider a) and for embedding (provider b): one id, one kind of model\n` });
-    expect(await serve('--providers', t.dir)).toMatchObject({ code: 2, stderr: `error: --providers ${t.dir}: a folder, not a file\n` });
+    expect(await serve('--providers', t.dir)).toMatchObject({ code: 2, stderr: `error: --providers ${t.dir}: is a folder: name a file in it\n` });
     const twice = file('twice.yaml', 'providers:\n  - name: a\n    base_url: "http://127.0.0.1:9/v1"\n    models: { t/m: x, t/m: y }\n');
     expect(await serve('--providers', twice)).toMatchObject({ code: 2, stderr: `error: --providers ${twice}: not YAML: Map keys must be unique at line 4, column 23\n` });
     const big = file('big.yaml', 'providers:\n  - { name: a, base_url: "http://127.0.0.1:9/v1", max_answer_mb: 0, models: { t/m: x } }\n');

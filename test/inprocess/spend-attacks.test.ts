@@ -190,7 +190,7 @@ describe('batch run --retry-failed under --max-cost', () => {
 describe('a ledger that is a folder', () => {
   it('is one line naming it (usage, and a call held to a budget), exit 2', async () => {
     mkdirSync(join(stateDir, 'usage.jsonl'));
-    const line = `error: cannot read ${join(stateDir, 'usage.jsonl')}: is a folder\n`;
+    const line = `error: usage ledger ${join(stateDir, 'usage.jsonl')}: is a folder: move it away\n`;
     expect(await run(['usage'])).toMatchObject({ code: 2, stdout: '', stderr: line });
     expect(await run(['chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_DAILY_BUDGET: '1' } })).toMatchObject({ code: 2, stderr: line });
   });
@@ -199,7 +199,7 @@ describe('a ledger that is a folder', () => {
 describe('a ledger that is a device or a FIFO', () => {
   it('is refused in one line under a budget, nothing sent (/dev/null kept no spend, /dev/zero spun for ever); without one the call goes and the ledger line is said lost', async () => {
     const ledger = join(stateDir, 'usage.jsonl');
-    const line = `error: cannot read ${ledger}: not a regular file (a device, a FIFO or a socket)\n`;
+    const line = `error: usage ledger ${ledger}: cannot read it (not a regular file (a device, a FIFO or a socket))\n`;
     for (const device of ['/dev/null', '/dev/zero', '/dev/full', 'fifo']) {
       rmSync(ledger, { force: true });
       if (device === 'fifo') execFileSync('mkfifo', [ledger]);

@@ -44,13 +44,13 @@ describe('state and config folders that cannot be made', () => {
 
   it('a config folder that is a file, a config file that is a folder: in words, exit 2', async () => {
     const asFile = await t.run(['config', 'list'], { env: { ROUTER_CONFIG_DIR: requests } });
-    expect(asFile).toMatchObject({ code: 2, stderr: `error: cannot read ${requests}/config.json: a part of the path is not a folder\n` });
+    expect(asFile).toMatchObject({ code: 2, stderr: `error: config file ${requests}/config.json: cannot read it (a part of the path is not a folder)\n` });
     const chat = await t.run(['chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_CONFIG_DIR: requests } });
-    expect(chat).toMatchObject({ code: 2, stderr: `error: cannot read ${requests}/config.json: a part of the path is not a folder\n` });
+    expect(chat).toMatchObject({ code: 2, stderr: `error: config file ${requests}/config.json: cannot read it (a part of the path is not a folder)\n` });
     const folder = join(t.dir, 'cfg-folder');
     mkdirSync(join(folder, 'config.json'), { recursive: true });
     const asFolder = await t.run(['config', 'list'], { env: { ROUTER_CONFIG_DIR: folder } });
-    expect(asFolder).toMatchObject({ code: 2, stderr: `error: cannot read ${folder}/config.json: is a folder\n` });
+    expect(asFolder).toMatchObject({ code: 2, stderr: `error: config file ${folder}/config.json: is a folder: move it away\n` });
   });
 
   // Node's own recursive mkdir spins forever under /proc; each of these used to hang.

@@ -48,6 +48,6 @@ it('batch run given a pipe as the file (<(cmd), /dev/stdin): the way to give pip
   execFileSync('mkfifo', [fifo]);
   t.clearRequests();
   // Was: "… is not a file", no way named. batch create takes the pipe (test/e2e/cli-edges-c23.test.ts).
-  expect(await run(['batch', 'run', fifo, '--model', 'local/echo'])).toMatchObject({ code: 2, stderr: `error: ${fifo} is not a file: save the requests to a file and give its path (batch run reads its file again)\n` });
+  expect(await run(['batch', 'run', fifo, '--model', 'local/echo'])).toMatchObject({ code: 2, stderr: `error: requests file ${fifo}: is not a file: save the requests to a file and give its path (batch run reads its file again)\n` });
   expect(t.requests()).toHaveLength(0);
 });

@@ -185,7 +185,7 @@ async function gatewayOptions(opts: FlagValues<typeof FLAGS>, env: NodeJS.Proces
     return undefined;
   }
   const { statSync } = await import('node:fs');
-  const { readNamedFile } = await import('../../internal/named-input.js');
+  const { namedFileLine, readNamedFile, unreadableWhy } = await import('../../internal/named-input.js');
   const { MAX_LOCAL_FILE_BYTES } = await import('../../internal/local-file.js');
   const flag = opts.record !== undefined ? 'record' : 'replay';
   const found = dir === undefined ? undefined : statSync(dir, { throwIfNoEntry: false });
@@ -199,7 +199,7 @@ async function gatewayOptions(opts: FlagValues<typeof FLAGS>, env: NodeJS.Proces
   } catch (err) {
     if (err instanceof CliError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw usage(`--providers ${opts.providers}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a folder, not a file' : (err as Error).message}`);
+    throw usage(namedFileLine('--providers', opts.providers, code ? unreadableWhy(code) : (err as Error).message));
   }
   const text = utf8Text(bytes, `--providers ${opts.providers}`);
   const { parseProviders, ProvidersFileError } = await import('../../emulator/providers/config.js');

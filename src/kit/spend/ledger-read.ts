@@ -11,6 +11,8 @@ import { ledgerPath, type UsageRecord } from './ledger.js';
 /** Far more than any record takes: a longer line is no record (a damaged ledger) and is skipped unread. */
 const MAX_RECORD_BYTES = 64 * 1024;
 const BUFFER_BYTES = 256 * 1024;
+/** The ledger as a user knows it, in a line about it. */
+const LEDGER = 'usage ledger';
 
 /**
  * Calls `each` with every well-formed record of the ledger (readable()), in order; other lines are skipped.
@@ -24,7 +26,7 @@ export async function eachLedgerRecord(env: NodeJS.ProcessEnv, each: (r: UsageRe
     handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-    throw Object.assign(err as Error, { syscall: 'read' });
+    throw Object.assign(err as Error, { syscall: 'read', keptAs: LEDGER });
   }
   try {
     // A device gives no end (/dev/zero, /dev/full: the budget's check spun for ever) or nothing (/dev/null: no spend, ever).
@@ -34,7 +36,7 @@ export async function eachLedgerRecord(env: NodeJS.ProcessEnv, each: (r: UsageRe
   } catch (err) {
     // A read's error names no file (a folder where the ledger goes: EISDIR): it is said with the ledger's path.
     const e = err as NodeJS.ErrnoException;
-    if (typeof e?.code === 'string' && e.path === undefined) e.path = path;
+    if (typeof e?.code === 'string' && /^E[A-Z]+$/.test(e.code)) Object.assign(e, { path: e.path ?? path, keptAs: LEDGER });
     throw err;
   } finally {
     await handle.close();
