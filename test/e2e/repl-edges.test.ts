@@ -35,7 +35,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i', () => {
     term.run(`${router} chat -i --model local/vision`);
     await term.waitFor(/^>\s*$/m);
     term.run(`/attach ${join(t.dir, 'missing.png')}`);
-    await term.waitFor(/^error: \/attach: cannot read \S*missing\.png \(no such file or folder\)\n>\s*$/m);
+    await term.waitFor(/^error: \/attach \S*missing\.png: cannot read it \(no such file or folder\)\n>\s*$/m);
     term.run(`/attach ${png}`);
     await term.waitFor(/attached \S*pending\.png/);
     term.run('/model local/echo');
