@@ -66,6 +66,16 @@ describe('the fake models make values their schemas accept', () => {
     );
   });
 
+  it('a date-time or time of an exact length is that long (fast-check seed -1282331208: one longer)', () => {
+    for (const [format, shortest] of [['date-time', 22], ['time', 11]] as const) {
+      for (let length = shortest; length <= shortest + 30; length++) {
+        const schema = { type: 'string', format, minLength: length, maxLength: length };
+        const value = instanceOf(schema, schema, prng(1), 0);
+        if (!ajv.compile(schema)(value)) throw new Error(`${JSON.stringify(value)} does not fit ${JSON.stringify(schema)}`);
+      }
+    }
+  });
+
   it('an integer with a default (server-everything sampleLLM maxTokens) is a whole number within its bounds', () => {
     const schema = { type: 'object', properties: { prompt: { type: 'string' }, maxTokens: { type: 'number', default: 100 }, count: { type: 'integer', minimum: 0.5, maximum: 7.5, multipleOf: 2 } }, required: ['prompt', 'count'] };
     for (const seed of ['a', 'b', 'c', 'd']) {

@@ -54,9 +54,10 @@ export function numberOf(s: Schema, integer: boolean, rand: () => number): numbe
 
 /** What each format starts from, and how it grows to a minLength and still is one. */
 const FORMATS: Record<string, [string, (n: number) => string]> = {
-  'date-time': ['2026-01-01T12:00:00Z', (n) => `2026-01-01T12:00:00.${'0'.repeat(n)}Z`],
+  // A fraction's point takes one of the characters grown: `n - 1` digits (one at least) make it `n` longer.
+  'date-time': ['2026-01-01T12:00:00Z', (n) => `2026-01-01T12:00:00.${'0'.repeat(Math.max(1, n - 1))}Z`],
   date: ['2026-01-01', () => ''],
-  time: ['12:00:00Z', (n) => `12:00:00.${'0'.repeat(n)}Z`],
+  time: ['12:00:00Z', (n) => `12:00:00.${'0'.repeat(Math.max(1, n - 1))}Z`],
   duration: ['P1D', (n) => `P${'1'.repeat(n + 1)}D`],
   email: ['someone@example.org', (n) => `someone${'x'.repeat(n)}@example.org`],
   'idn-email': ['someone@example.org', (n) => `someone${'x'.repeat(n)}@example.org`],
