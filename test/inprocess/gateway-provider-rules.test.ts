@@ -7,7 +7,7 @@ import { parseProviders } from '../../src/emulator/providers/config.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 
 // The gateway routed as if `provider.require_parameters`, `max_price`, `zdr`, `data_collection`,
-// `quantizations`, `sort.partition` and a sort by latency were not there: the first provider of the file
+// `quantizations` and `sort.partition` were not there: the first provider of the file
 // answered a request whose tools it does not take, at a price over the caller's bound. Now each either
 // passes providers over (named in router_metadata, or in the 404 when none is left) or is refused.
 // Two other `router serve`s are the upstreams, spoken to only over HTTP.
@@ -157,12 +157,13 @@ describe("the gateway's other provider rules", () => {
     expect((await get('/v1/models?zdr=true')).data.map((m: { id: string }) => m.id).filter((id: string) => id.startsWith('test/'))).toEqual([]);
   });
 
-  it('a sort by latency or throughput, or a preferred latency, is refused: the gateway measures neither', async () => {
-    for (const provider of [{ sort: 'latency' }, { sort: { by: 'throughput' } }, { preferred_max_latency: 2 }]) {
+  it('a sort by "exacto" is refused: the gateway cannot tell which providers are exact (latency and throughput it measures)', async () => {
+    for (const provider of [{ sort: 'exacto' }, { sort: { by: 'exacto' } }]) {
       const r = await chat({ provider });
       expect(r.status, JSON.stringify(provider)).toBe(400);
-      expect(r.json.error.message).toMatch(/this gateway measures no latency or throughput of its providers/);
+      expect(r.json.error.message).toMatch(/provider.sort "exacto": this gateway cannot tell which providers are exact/);
     }
+    for (const provider of [{ sort: 'latency' }, { sort: { by: 'throughput' } }, { preferred_max_latency: 2 }]) expect((await chat({ provider })).status, JSON.stringify(provider)).toBe(200);
   });
 
   it('sort.partition "none" (and the route alias "sort") sorts the fallback models with the first', async () => {

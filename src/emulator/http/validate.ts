@@ -101,6 +101,7 @@ export function providerNames(provider: unknown): Named {
     return v as string[];
   };
   checkSort(p.sort);
+  checkCutoffs(p);
   return { only: list('only', p.only), ignore: list('ignore', p.ignore) ?? [], order: list('order', p.order) ?? [], allowFallbacks: p.allow_fallbacks !== false };
 }
 
@@ -112,6 +113,20 @@ export function checkSort(sort: unknown): void {
   const by = config ? config.by : sort;
   if (by !== undefined && by !== null && !SORTS.includes(by as string)) bad(`provider.sort${config ? '.by' : ''} must be one of ${SORTS.join(', ')}, got ${JSON.stringify(by)}`);
   if (config?.partition !== undefined && config.partition !== null && config.partition !== 'model' && config.partition !== 'none') bad('provider.sort.partition must be one of model, none');
+}
+
+/** `preferred_max_latency` / `preferred_min_throughput` as the OpenAPI has them: a number (the p50's cut-off), or `{p50, p75, p90, p99}` of numbers. */
+const PERCENTILES = ['p50', 'p75', 'p90', 'p99'];
+export function checkCutoffs(p: Body): void {
+  for (const key of ['preferred_max_latency', 'preferred_min_throughput']) {
+    const v = p[key];
+    if (v === undefined || v === null || (typeof v === 'number' && Number.isFinite(v))) continue;
+    if (typeof v !== 'object' || Array.isArray(v)) bad(`provider.${key} must be a number (the p50's cut-off) or an object of percentiles (${PERCENTILES.join(', ')})`);
+    for (const [at, n] of Object.entries(v as Body)) {
+      if (!PERCENTILES.includes(at)) bad(`provider.${key}.${at} is not a percentile (${PERCENTILES.join(', ')})`);
+      if (n !== null && (typeof n !== 'number' || !Number.isFinite(n))) bad(`provider.${key}.${at} must be a number`);
+    }
+  }
 }
 
 /** `slugs` with those `order` names first, in its order. */

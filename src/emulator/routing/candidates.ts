@@ -1,4 +1,4 @@
-import { bad, checkModelsList, checkProviderKeys, checkSort } from '../http/validate.js';
+import { bad, checkCutoffs, checkModelsList, checkProviderKeys, checkSort } from '../http/validate.js';
 import { MODEL_ID_PATTERN, MODELS, type ModelKind } from '../models/models.js';
 import type { LocalModels } from '../providers/local.js';
 import type { ProviderAdapter, ProviderModel } from '../providers/types.js';
@@ -6,6 +6,8 @@ import type { Attempt } from './attempt.js';
 import { notAModelOfKind } from '../models/model-kind-words.js';
 import { rulesOf, whyNot } from './provider-rules.js';
 import { namedOut, withoutFallbacks, type Named } from './provider-choice.js';
+import { measurePrefsOf, measureSorted, noteMeasures, preferredFirst, type MeasurePrefs } from './measured-order.js';
+import type { Measured, Measures } from './measures.js';
 
 type Body = Record<string, unknown>;
 
@@ -19,6 +21,8 @@ export interface Candidate {
    * fake model's own): what a hang-up on a provider without prices is charged at (hang-up.ts).
    */
   listed?: { prompt: number; completion: number };
+  /** Its measures when the request ranked by them (measured-order.ts): null, unmeasured; absent, not looked at. */
+  measured?: Measured | null;
 }
 
 const FREE = { prompt: 0, completion: 0 };
@@ -27,6 +31,7 @@ interface Prefs extends Named {
   sort?: string;
   /** `sort.partition: "none"` (or the deprecated `route: "sort"`): every model's endpoints sorted together. */
   together: boolean;
+  measures?: MeasurePrefs;
 }
 
 function prefsOf(provider: unknown, route: unknown): Prefs {
@@ -45,14 +50,12 @@ function prefsOf(provider: unknown, route: unknown): Prefs {
   };
   checkSort(p.sort);
   const sort = typeof p.sort === 'string' ? p.sort : ((p.sort as Body | null)?.by as string | undefined);
-  // The gateway measures no latency or throughput of its upstreams: a sort by them is refused, not ignored.
-  if (sort !== undefined && sort !== null && sort !== 'price') bad(`provider.sort ${JSON.stringify(sort)}: this gateway measures no latency or throughput of its providers; sort by "price", or rank them with provider.order`);
-  for (const key of ['preferred_max_latency', 'preferred_min_throughput']) {
-    if (p[key] !== undefined && p[key] !== null) bad(`provider.${key}: this gateway measures no latency or throughput of its providers; leave it out, or rank them with provider.order`);
-  }
+  // No meaning the gateway could honour: it knows nothing of its providers' exactness.
+  if (sort === 'exacto') bad('provider.sort "exacto": this gateway cannot tell which providers are exact; sort by "price", "latency" or "throughput", or rank them with provider.order');
+  checkCutoffs(p);
   const partition = (p.sort as Body | null)?.partition ?? (route === 'sort' ? 'none' : route === 'fallback' ? 'model' : undefined);
   if (partition !== undefined && partition !== null && partition !== 'model' && partition !== 'none') bad('provider.sort.partition must be one of model, none');
-  return { only: list('only'), ignore: list('ignore') ?? [], order: list('order') ?? [], allowFallbacks: p.allow_fallbacks !== false, sort, together: partition === 'none' };
+  return { only: list('only'), ignore: list('ignore') ?? [], order: list('order') ?? [], allowFallbacks: p.allow_fallbacks !== false, sort, together: partition === 'none', measures: measurePrefsOf(p, sort) };
 }
 
 /** The models asked, in order: `model`, then the `models` fallbacks. */
@@ -100,6 +103,8 @@ const priceSorted = (list: Candidate[], local: LocalModels | undefined) => list.
 export interface Catalog {
   upstreams: ProviderAdapter[];
   local?: LocalModels;
+  /** What the gateway measured of its providers (measures.ts): none, nothing ranked by them. */
+  measures?: Measures;
 }
 
 /**
@@ -156,7 +161,9 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
       if (not) passOver(c, not.why, not.rule);
       return !not;
     });
+    if (prefs.measures && catalog.measures) noteMeasures(allowed, catalog.measures);
     if (prefs.sort === 'price') allowed = priceSorted(allowed, catalog.local);
+    else if (prefs.measures?.by) allowed = measureSorted(allowed, prefs.measures.by);
     const rank = (c: Candidate) => {
       const i = prefs.order.indexOf(c.slug);
       return i < 0 ? prefs.order.length : i;
@@ -172,7 +179,9 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
   if (!known) bad(unknown[0]!.error);
   // Sorted together, the fallback models' endpoints among the first's (a stable sort: each model's order kept at a tie).
   passed.push(...unknown);
-  return prefs.together && prefs.sort === 'price' ? priceSorted(out, catalog.local) : out;
+  const together = !prefs.together ? out : prefs.sort === 'price' ? priceSorted(out, catalog.local) : prefs.measures?.by ? measureSorted(out, prefs.measures.by) : out;
+  // Cut-offs over every model's endpoints: a fallback model's that meets them before the first's that miss (the OpenAPI's words).
+  return prefs.measures ? preferredFirst(together, prefs.measures) : together;
 }
 
 function noDefaultModel(catalog: Catalog, kind: ModelKind): string {

@@ -30,6 +30,7 @@ import { refusalOf, wholeAnswer } from './answer-shape.js';
 import { answeredCause } from '../providers/upstream-cause.js';
 import { answerText, finishOf, keepUpstreamAnswer, responseFinish, responseText, type Asked, type UpstreamAnswer } from './kept.js';
 import { deliverWhole, readToEnd } from './whole-reply.js';
+import { Measures, Timing } from './measures.js';
 type Body = Record<string, unknown>;
 export interface GatewayOptions {
   config: GatewayConfig;
@@ -66,7 +67,7 @@ export class Gateway {
       this.closers.push(() => live.close());
       return deck ? deck.wrap(live) : live;
     });
-    this.catalog = { upstreams, local: opts.config.localModels ? new LocalModels(opts.now) : undefined };
+    this.catalog = { upstreams, local: opts.config.localModels ? new LocalModels(opts.now) : undefined, measures: new Measures() };
     this.upstreamIds = new Set(upstreams.flatMap((a) => a.models().filter((m) => m.kind !== 'embedding').map((m) => m.id)));
     this.embeddingIds = new Set(upstreams.flatMap((a) => a.models().filter((m) => m.kind === 'embedding').map((m) => m.id)));
     this.responsesIds = new Set(upstreams.filter((a) => a.responses).flatMap((a) => a.models().filter((m) => (m.kind ?? 'chat') === 'chat').map((m) => m.id)));
@@ -110,6 +111,7 @@ export class Gateway {
         // Gone before this provider is asked: nothing is sent, nothing charged (the hold given back below).
         if (gone.aborted) return;
         const metadata = metadataOf?.(c);
+        const timing = this.timing(c);
         let reply;
         try {
           reply = await (faulted(ctx.fault, c) ?? c.adapter.chat({ body: upstreamBody(body, c, stream), stream, signal: stream ? gone : readToEnd(gone) }));
@@ -117,12 +119,13 @@ export class Gateway {
           // The caller hung up: no other provider is asked (nor, above, after a held stream: a fake model hears no abort).
           if (gone.aborted) return;
           passOver(err, c, passed, this.hide);
+          timing.failed();
           continue;
         }
         const remember = () => session !== undefined && this.sessions.set(`${ctx.workspace}\n${session}\n${c.model.id}`, c.slug);
         let streamed = reply.kind === 'stream' ? reply : undefined;
         if (reply.kind === 'json') {
-          const answer = this.answerOf(reply, c, passed);
+          const answer = this.answerOf(reply, c, passed, timing);
           if (!answer) continue;
           // An upstream that answered a stream request whole: the caller still gets the stream it asked for.
           if (stream) streamed = streamOf(answer);
@@ -134,7 +137,9 @@ export class Gateway {
           }
         }
         const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, streamed: true });
-        if (settled(await relayStream(ctx, streamed!, c, { metadata, charge, hide: this.hide, promptTokens: () => promptCount(body), scrub: this.streamForms.length ? new TextScrub(this.streamForms) : undefined }), streamed!, c, passed, remember, kept, this.hide)) return;
+        const outcome = await relayStream(ctx, streamed!, c, { metadata, charge, hide: this.hide, promptTokens: () => promptCount(body), scrub: this.streamForms.length ? new TextScrub(this.streamForms) : undefined, first: reply.kind === 'stream' ? timing.first : undefined });
+        if (reply.kind === 'stream') timing.relayed(outcome);
+        if (settled(outcome, streamed!, c, passed, remember, kept, this.hide)) return;
       }
       throw allFailed(passed, metadataOf?.(undefined)());
     } finally {
@@ -147,25 +152,33 @@ export class Gateway {
     for (const c of candidates) {
       if (gone?.aborted) return undefined;
       let reply: UpstreamReply;
+      const timing = this.timing(c);
       try {
         reply = await ask(c);
       } catch (err) {
         passOver(err, c, passed, this.hide);
+        timing.failed();
         continue;
       }
-      const answer = reply.kind === 'json' ? this.answerOf(reply, c, passed, named) : undefined;
+      const answer = reply.kind === 'json' ? this.answerOf(reply, c, passed, timing, named) : undefined;
       if (answer) return { answer, c };
     }
     return undefined;
   }
 
-  private answerOf(reply: Extract<UpstreamReply, { kind: 'json' }>, c: Candidate, passed: Attempt[], named = true): Body | undefined {
+  /** An attempt's clock (measures.ts), its end added to what the gateway measured of the provider. */
+  private timing(c: Candidate): Timing {
+    return new Timing(this.catalog.measures!, c.slug, c.model.id);
+  }
+
+  /** A whole answer, its time measured (`timing`); undefined, and the candidate passed over, when it is no answer. */
+  private answerOf(reply: Extract<UpstreamReply, { kind: 'json' }>, c: Candidate, passed: Attempt[], timing: Timing, named = true): Body | undefined {
     let answer: Body;
     try {
       answer = maskAnswer(wholeAnswer(reply.text, reply.status, c.model.kind === 'embedding' ? 'data' : named ? 'choices' : 'output'), this.streamForms);
     } catch (err) {
       passed.push({ provider: c.slug, model: c.model.id, error: this.hide(`${c.slug}: ${(err as Error).message}`), cause: answeredCause(reply.status, reply.text) });
-      return undefined;
+      return void timing.failed();
     }
     if (reply.status < 200 || reply.status >= 300) {
       // The upstream refused the request itself (a 400): the caller's to fix, no other provider would differ.
@@ -173,6 +186,7 @@ export class Gateway {
     }
     if (answer.model !== undefined) answer.model = c.model.id;
     if (named) answer.provider = c.slug;
+    timing.whole(answer.usage);
     return answer;
   }
 
@@ -205,18 +219,20 @@ export class Gateway {
       for (const c of candidates) {
         if (gone.aborted) return;
         const metadata = metadataOf?.(c);
+        const timing = this.timing(c);
         let reply: UpstreamReply;
         try {
           reply = await (faulted(ctx.fault, c) ?? c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: stream ? gone : readToEnd(gone) }));
         } catch (err) {
           if (gone.aborted) return;
           passOver(err, c, passed, this.hide);
+          timing.failed();
           continue;
         }
         const remember = () => session !== undefined && this.sessions.set(`${ctx.workspace}\n${session}\n${c.model.id}`, c.slug);
         let streamed = reply.kind === 'stream' ? reply : undefined;
         if (reply.kind === 'json') {
-          const answer = this.answerOf(reply, c, passed, false);
+          const answer = this.answerOf(reply, c, passed, timing, false);
           if (!answer) continue;
           // An upstream that answered a stream request whole: the caller still gets the stream it asked for (as chat's).
           if (stream) streamed = responseStreamOf(answer);
@@ -228,7 +244,9 @@ export class Gateway {
           }
         }
         const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, finish: responseFinish(o.finish), streamed: true });
-        if (settled(await relayResponses(ctx, streamed!, c, { charge, promptTokens: () => promptCount(body), hide: this.hide, metadata, asked: body, scrub: this.streamForms.length ? new TextScrub(this.streamForms) : undefined }), streamed!, c, passed, remember, kept, this.hide)) return;
+        const outcome = await relayResponses(ctx, streamed!, c, { charge, promptTokens: () => promptCount(body), hide: this.hide, metadata, asked: body, scrub: this.streamForms.length ? new TextScrub(this.streamForms) : undefined, first: reply.kind === 'stream' ? timing.first : undefined });
+        if (reply.kind === 'stream') timing.relayed(outcome);
+        if (settled(outcome, streamed!, c, passed, remember, kept, this.hide)) return;
       }
       throw allFailed(passed, metadataOf?.(undefined)());
     } finally {

@@ -1,10 +1,14 @@
 import type { Attempt } from './attempt.js';
+import type { Percentiles } from './measures.js';
 
 /** An endpoint the request could use: a model at a provider, and whether it answered. */
 export interface EndpointSeen {
   model: string;
   provider: string;
   selected: boolean;
+  /** Its measures, when the request ranked by them (`router_metadata` only): seconds to the first token, tokens a second. */
+  latency?: Percentiles | null;
+  throughput?: Percentiles | null;
 }
 
 /** Whether an attempt asked its provider: an id that names no model, or a provider a rule passed over, was never asked. */
@@ -43,5 +47,7 @@ export function routingMetadata(requested: string, endpoints: EndpointSeen[], ch
 export function openrouterShape(meta: ReturnType<typeof routingMetadata>, passed: Attempt[]) {
   const { generation_time: _time, attempts, passed_over: _passed, ...common } = meta;
   const asked = passed.filter(askedOne);
-  return { ...common, attempts: attempts.map((a, i) => ({ provider: a.provider, model: a.model, status: a.ok ? 200 : (asked[i]?.status ?? 502) })) };
+  // The measures are router_metadata's: the OpenAPI's EndpointInfo names model, provider and selected.
+  const available = common.endpoints.available.map(({ model, provider, selected }) => ({ model, provider, selected }));
+  return { ...common, endpoints: { ...common.endpoints, available }, attempts: attempts.map((a, i) => ({ provider: a.provider, model: a.model, status: a.ok ? 200 : (asked[i]?.status ?? 502) })) };
 }

@@ -6,6 +6,7 @@ import { ProviderFailure, failureCause } from '../providers/types.js';
 import { openrouterShape, routingMetadata } from './metadata-shape.js';
 import { maskKeyStarts, type KeyForm } from '../providers/key-scrub.js';
 import { allFailed } from './all-failed.js';
+import type { Measured } from './measures.js';
 
 export type { Attempt } from './attempt.js';
 export { noEndpoints } from './no-endpoints.js';
@@ -36,9 +37,12 @@ export async function pauseAfter(ms: number, passed: Attempt[]): Promise<boolean
 
 /** `router_metadata` of a gateway answer (metadata-shape.ts); with no `chosen`, of the answer when every candidate failed (allFailed). */
 export function gatewayMetadata(requested: string, candidates: Candidate[], chosen: Candidate | undefined, passed: Attempt[], startedAt: number, api = 'chat') {
-  const endpoints = candidates.map((c) => ({ model: c.model.id, provider: c.slug, selected: c === chosen }));
+  const endpoints = candidates.map((c) => ({ model: c.model.id, provider: c.slug, selected: c === chosen, ...(c.measured !== undefined && measuredFields(c.measured)) }));
   return routingMetadata(requested, endpoints, chosen && { model: chosen.model.id, provider: chosen.slug }, passed, Math.max(1, Date.now() - startedAt), api);
 }
+
+/** What was measured of an endpoint ranked by its measures (measures.ts): its percentiles, null when unmeasured (a failure's Infinity: null too). */
+const measuredFields = (m: Measured | null) => ({ latency: m?.latency ?? null, throughput: m?.throughput ?? null });
 
 /** The metadata fields a gateway answer carries, as the caller asked: `router_metadata`, `openrouter_metadata` or both. */
 export function gatewayMetadataFields(ask: MetadataAsk, ...args: Parameters<typeof gatewayMetadata>): Record<string, unknown> {

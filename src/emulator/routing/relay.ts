@@ -34,6 +34,8 @@ export interface RelayOptions {
   promptTokens?: () => number;
   /** Provider keys hidden across events (text-scrub.ts): none looked for when undefined. */
   scrub?: TextScrub;
+  /** Told when the first chunk with some of an answer came (measures.ts: the latency's end). */
+  first?: () => void;
 }
 
 /**
@@ -127,6 +129,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     // One rule for both: the chunk that stops first_event_timeout_ms's timer opens the caller's stream.
     if (answers(chunk)) break;
   }
+  opts.first?.();
 
   const res = ctx.res;
   // The caller went while the stream was held: nothing to open, nothing owed.

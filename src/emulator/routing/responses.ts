@@ -56,6 +56,8 @@ export interface ResponsesRelay {
   asked?: Body;
   /** Provider keys hidden across delta events (text-scrub.ts): none looked for when undefined. */
   scrub?: TextScrub;
+  /** Told when the first event with some output came (measures.ts). */
+  first?: () => void;
 }
 
 export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate, opts: ResponsesRelay = {}): Promise<RelayOutcome> {
@@ -85,6 +87,7 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
     held.push(event);
     if (hasOutput(type)) break;
   }
+  opts.first?.();
 
   const res = ctx.res;
   // The caller went while the stream was held: nothing to open, nothing owed.

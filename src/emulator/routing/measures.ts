@@ -1,0 +1,121 @@
+/**
+ * What the gateway measured of each (provider, model) from its own attempts, for `provider.sort: "latency" |
+ * "throughput"` and `preferred_max_latency / preferred_min_throughput` (measured-order.ts): latency, seconds
+ * to the first token (a stream's) or to the whole answer (one not streamed); throughput, completion tokens a
+ * second after the first token (over the whole answer when not streamed). A window of the last 100 samples
+ * no older than 5 minutes, in memory only (a restart starts unmeasured). A failed attempt is a sample too, the
+ * worst of both (latency Infinity, throughput 0): a provider that fails is put after those that answer.
+ */
+
+const WINDOW = 100;
+const MAX_AGE_MS = 5 * 60_000;
+
+export interface Percentiles {
+  p50: number;
+  p75: number;
+  p90: number;
+  p99: number;
+}
+
+/** A (provider, model)'s percentiles over its window; `throughput` absent when no attempt counted tokens. */
+export interface Measured {
+  latency: Percentiles;
+  throughput?: Percentiles;
+}
+
+interface Sample {
+  at: number;
+  latency: number;
+  throughput?: number;
+}
+
+export class Measures {
+  private readonly windows = new Map<string, Sample[]>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** An answer: `latency` seconds to its first token; `tokens` completion tokens over `generating` seconds after it (none counted: undefined). */
+  answered(provider: string, model: string, latency: number, tokens: number | undefined, generating: number): void {
+    // A whole answer in one read took no measurable time after its first token: a millisecond at least.
+    this.add(provider, model, { at: this.now(), latency, ...(tokens !== undefined && { throughput: tokens / Math.max(generating, 0.001) }) });
+  }
+
+  failed(provider: string, model: string): void {
+    this.add(provider, model, { at: this.now(), latency: Infinity, throughput: 0 });
+  }
+
+  private add(provider: string, model: string, sample: Sample): void {
+    const key = `${provider}\n${model}`;
+    let window = this.windows.get(key);
+    if (!window) this.windows.set(key, (window = []));
+    window.push(sample);
+    if (window.length > WINDOW) window.shift();
+  }
+
+  /** The percentiles of a (provider, model) over its window; undefined when it has no sample in it (unmeasured). */
+  of(provider: string, model: string): Measured | undefined {
+    const key = `${provider}\n${model}`;
+    const window = this.windows.get(key);
+    if (!window) return undefined;
+    const since = this.now() - MAX_AGE_MS;
+    while (window.length && window[0]!.at < since) window.shift();
+    if (!window.length) {
+      this.windows.delete(key);
+      return undefined;
+    }
+    const rates = window.filter((s) => s.throughput !== undefined).map((s) => s.throughput!);
+    return { latency: percentiles(window.map((s) => s.latency)), ...(rates.length && { throughput: percentiles(rates) }) };
+  }
+}
+
+/** Nearest-rank percentiles of the samples (at least one). */
+function percentiles(samples: number[]): Percentiles {
+  const sorted = samples.sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  return { p50: at(50), p75: at(75), p90: at(90), p99: at(99) };
+}
+
+/** A relayed stream's end as the relays give it (relay.ts): failed before its first token, or answered (whole, its usage). */
+interface Relayed {
+  failed?: unknown;
+  whole?: boolean;
+  usage?: unknown;
+}
+
+/** One attempt's clock, from the moment its provider is asked; what it came to is added to the measures. */
+export class Timing {
+  private readonly askedAt = performance.now();
+  private firstAt: number | undefined;
+
+  constructor(private readonly measures: Measures, private readonly provider: string, private readonly model: string) {}
+
+  failed(): void {
+    this.measures.failed(this.provider, this.model);
+  }
+
+  /** A stream's first token came (the relay opens the caller's stream). */
+  readonly first = (): void => {
+    this.firstAt ??= performance.now();
+  };
+
+  /** A whole answer: its time is its latency, and its completion tokens over that time its throughput. */
+  whole(usage: unknown): void {
+    const seconds = (performance.now() - this.askedAt) / 1000;
+    this.measures.answered(this.provider, this.model, seconds, completionTokens(usage), seconds);
+  }
+
+  /** A relayed stream: a failure before its first token, else its latency; its throughput when whole. */
+  relayed(outcome: Relayed): void {
+    if (outcome.failed) return this.failed();
+    if (this.firstAt === undefined) return;
+    const generating = (performance.now() - this.firstAt) / 1000;
+    this.measures.answered(this.provider, this.model, (this.firstAt - this.askedAt) / 1000, outcome.whole ? completionTokens(outcome.usage) : undefined, generating);
+  }
+}
+
+/** A chat usage's `completion_tokens`, a Responses one's `output_tokens`. */
+function completionTokens(usage: unknown): number | undefined {
+  const u = usage as { completion_tokens?: unknown; output_tokens?: unknown } | null | undefined;
+  const n = u?.completion_tokens ?? u?.output_tokens;
+  return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
+}
