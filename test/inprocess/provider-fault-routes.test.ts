@@ -89,3 +89,34 @@ it("over the gateway a status it does not pass over (a 400) is the caller's, as 
   expect([res.status, ((await res.json()) as { error: { message: string } }).error.message]).toEqual([400, 'alpha: Injected fault: HTTP 400']);
   expect([up.upstream('alpha').seen.length, up.upstream('beta').seen.length]).toEqual(asked);
 });
+
+// The fake models' 401–404 `provider=` fault said no `x-should-retry`, where the gateway's (a provider's refusal of
+// the key or the model: its last word) said `false`: a client retried what would fail again. Now both say it.
+describe.each([...fakes, ['the gateway over local upstreams', up] as const])('x-should-retry after a provider= fault, %s', (_name, target) => {
+  it.each([
+    [401, 'false'],
+    [404, 'false'],
+    [503, null],
+    [408, null],
+  ] as const)('%s: %s', async (status, retry) => {
+    const e = 'gateway' in target ? target.gateway : target;
+    const alpha = 'gateway' in target ? 'alpha' : 'local-alpha';
+    for (const [path, body] of [
+      ['/v1/chat/completions', { model: 'local/echo', messages, provider: NO_FALLBACKS }],
+      ['/v1/embeddings', { model: 'local/embed', input: 'hi' }],
+    ] as const) {
+      const res = await fetch(`${e.apiRoot}${path}`, { method: 'POST', headers: { authorization: `Bearer ${e.store.firstKeys().apiKey}`, 'content-type': 'application/json', 'x-router-fault': `${status},provider=${alpha}` }, body: JSON.stringify(body) });
+      await res.text();
+      expect([path, res.status, res.headers.get('x-should-retry')]).toEqual([path, 502, retry]);
+    }
+  });
+});
+
+// So did a fake model marked unavailable (asked again, it is down again), which a gateway's fake models say `false` of.
+describe.each(fakes)('x-should-retry after local/unavailable, %s', (_name, e) => {
+  it('says false', async () => {
+    const res = await fetch(`${e.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${e.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'local/unavailable', messages }) });
+    await res.text();
+    expect([res.status, res.headers.get('x-should-retry')]).toEqual([502, 'false']);
+  });
+});

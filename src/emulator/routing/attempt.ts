@@ -22,3 +22,8 @@ export interface Attempt {
   /** A failure asking again soon would meet again: a refusal of the request or its key (4xx), a host that is not there. */
   lasting?: true;
 }
+
+/** Statuses a provider may answer otherwise soon: a timeout, a conflict, too early, too many requests (else a 4xx is its last word). */
+const PASSING_4XX = new Set([408, 409, 425, 429]);
+/** Whether a provider's status is its last word on the request (`lasting`): a 4xx but those above. */
+export const lastingStatus = (status: number | undefined): boolean => status !== undefined && status >= 400 && status < 500 && !PASSING_4XX.has(status);

@@ -1,7 +1,7 @@
 import { HttpError } from '../http/http.js';
 import { inOrder, providerNames, resolveModel } from '../http/validate.js';
 import type { ModelSpec } from '../models/models.js';
-import type { Attempt } from './attempt.js';
+import { lastingStatus, type Attempt } from './attempt.js';
 import { cheapestFirst, rulesOf, ruledOut, whyNot } from './provider-rules.js';
 import { namedOut, withoutFallbacks } from './provider-choice.js';
 import { allFailed } from './all-failed.js';
@@ -64,7 +64,7 @@ export function route(body: Body, kind: Kind, at?: RouteAsk): Routed {
     if (chosen) continue;
     passed.push(...ruled);
     for (const provider of providers) {
-      const failure = model.unavailable ? { error: `${model.id}: unavailable`, status: 502 } : faultAt(at?.fault, provider);
+      const failure = model.unavailable ? { error: `${model.id}: unavailable`, status: 502, lasting: true as const } : faultAt(at?.fault, provider);
       if (!failure) {
         chosen = { model, provider };
         break;
@@ -81,9 +81,10 @@ export function route(body: Body, kind: Kind, at?: RouteAsk): Routed {
 }
 
 /** A `provider=` fault's failure of that provider (the words a gateway's upstream would say), else undefined. */
-function faultAt(fault: RouteAsk['fault'], provider: string): Pick<Attempt, 'error' | 'status' | 'retryAfter'> | undefined {
+function faultAt(fault: RouteAsk['fault'], provider: string): Pick<Attempt, 'error' | 'status' | 'retryAfter' | 'lasting'> | undefined {
   if (fault?.kind !== 'status' || fault.provider !== provider) return undefined;
-  return { error: `${provider}: Injected fault: HTTP ${fault.status}`, status: fault.status, ...(fault.retryAfter !== undefined && { retryAfter: fault.retryAfter }) };
+  // A 401–404 is the provider's last word, as a gateway's upstream's is (metadata.ts): the 502 then says `x-should-retry: false`.
+  return { error: `${provider}: Injected fault: HTTP ${fault.status}`, status: fault.status, ...(fault.retryAfter !== undefined && { retryAfter: fault.retryAfter }), ...(lastingStatus(fault.status) && { lasting: true as const }) };
 }
 
 /** The model an id of the chain names, or why it names none (a 400's words). */

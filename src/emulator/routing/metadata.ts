@@ -1,5 +1,5 @@
 import type { Candidate } from './candidates.js';
-import type { Attempt } from './attempt.js';
+import { lastingStatus, type Attempt } from './attempt.js';
 import { asksMetadata, type MetadataAsk } from './routed.js';
 import { modelChain } from './candidates.js';
 import { ProviderFailure, failureCause } from '../providers/types.js';
@@ -23,10 +23,7 @@ export function passOver(err: unknown, c: Candidate, passed: Attempt[], hide: (t
   if (err.reason === 'stopping') throw allFailed(passed);
 }
 
-/** Statuses a provider may answer otherwise soon: a timeout, a conflict, too early, too many requests (else a 4xx is its last word). */
-const PASSING_4XX = new Set([408, 409, 425, 429]);
-const lasting = (err: ProviderFailure) =>
-  err.reason === 'refused' || err.reason === 'unavailable' || err.reason === 'missing' || (err.reason === 'status' && err.status !== undefined && err.status >= 400 && err.status < 500 && !PASSING_4XX.has(err.status));
+const lasting = (err: ProviderFailure) => err.reason === 'refused' || err.reason === 'unavailable' || err.reason === 'missing' || (err.reason === 'status' && lastingStatus(err.status));
 
 /** Waits `ms` before all are asked again; false at once when every failure was a replay's miss (no cassette comes by waiting). */
 export async function pauseAfter(ms: number, passed: Attempt[]): Promise<boolean> {
