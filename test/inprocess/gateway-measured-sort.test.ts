@@ -24,6 +24,13 @@ const tokens = (gapMs: number) => (_req: IncomingMessage, res: ServerResponse) =
   };
   next();
 };
+/** A whole Responses answer, after `ms`. */
+const responds = (ms: number) => (_req: IncomingMessage, res: ServerResponse) =>
+  void setTimeout(() => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const output = [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'hi', annotations: [] }] }];
+    res.end(JSON.stringify({ id: 'resp_1', object: 'response', created_at: 1, status: 'completed', model: 'm', output, usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 } }));
+  }, ms);
 const flaky = (req: IncomingMessage, res: ServerResponse) => {
   if (!flakyFails) return answersHi(req, res);
   res.writeHead(503, { 'content-type': 'application/json' });
@@ -32,7 +39,7 @@ const flaky = (req: IncomingMessage, res: ServerResponse) => {
 
 const g = gatewayForAll({
   prefix: 'router-measured-',
-  upstreams: { slow, fast: answersHi, drip: tokens(DRIP_MS), burst: tokens(0), flaky },
+  upstreams: { slow, fast: answersHi, drip: tokens(DRIP_MS), burst: tokens(0), flaky, slowResponses: responds(SLOW_HEAD_MS), fastResponses: responds(0) },
   providers: (u) => `
 providers:
   - { name: slow, base_url: "${u.slow}", models: { test/lat: m, test/fb: m, test/slowonly: m, test/cut: m } }
@@ -40,14 +47,16 @@ providers:
   - { name: drip, base_url: "${u.drip}", models: { test/rate: m } }
   - { name: burst, base_url: "${u.burst}", models: { test/rate: m } }
   - { name: flaky, base_url: "${u.flaky}", models: { test/fb: m } }
+  - { name: slowr, base_url: "${u.slowResponses}", responses: true, models: { test/resp: m } }
+  - { name: fastr, base_url: "${u.fastResponses}", responses: true, models: { test/resp: m } }
 `,
 });
 
-async function chat(body: Record<string, unknown>) {
-  const res = await fetch(`${g.gateway.apiRoot}/v1/chat/completions`, {
+async function chat(body: Record<string, unknown>, path = '/v1/chat/completions') {
+  const res = await fetch(`${g.gateway.apiRoot}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${g.apiKey}`, 'content-type': 'application/json', 'x-router-metadata': 'enabled' },
-    body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], ...body }),
+    body: JSON.stringify({ ...(path.endsWith('/responses') ? { input: 'hi' } : { messages: [{ role: 'user', content: 'hi' }] }), ...body }),
   });
   const text = await res.text();
   if (body.stream !== true) return { status: res.status, json: JSON.parse(text) as any };
@@ -79,6 +88,12 @@ describe('provider.sort by what the gateway measured', () => {
     expect([await answeredBy(ask), await answeredBy(ask), await answeredBy(ask), await answeredBy(ask)]).toEqual(['drip', 'burst', 'burst', 'burst']);
     // Without the sort: the file's order, the slower stream first.
     expect(await answeredBy({ model: 'test/rate', stream: true })).toBe('drip');
+  });
+
+  it('Responses are measured and sorted as chat is', async () => {
+    const ask = { model: 'test/resp', provider: { sort: 'latency' } };
+    const answered = async () => (await chat(ask, '/v1/responses')).json.router_metadata.attempts.find((a: { ok: boolean }) => a.ok).provider as string;
+    expect([await answered(), await answered(), await answered()]).toEqual(['slowr', 'fastr', 'fastr']);
   });
 
   it('preferred cut-offs deprioritise the providers that miss them, never drop them', async () => {

@@ -26,18 +26,25 @@ export interface Measured {
 interface Sample {
   at: number;
   latency: number;
-  throughput?: number;
+  /** NaN: no tokens counted. */
+  throughput: number;
+}
+
+/** A (provider, model)'s samples, oldest first, and their percentiles once asked (until a sample comes or goes). */
+interface Window {
+  samples: Sample[];
+  measured?: Measured;
 }
 
 export class Measures {
-  private readonly windows = new Map<string, Sample[]>();
+  private readonly windows = new Map<string, Window>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
   /** An answer: `latency` seconds to its first token; `tokens` completion tokens over `generating` seconds after it (none counted: undefined). */
   answered(provider: string, model: string, latency: number, tokens: number | undefined, generating: number): void {
     // A whole answer in one read took no measurable time after its first token: a millisecond at least.
-    this.add(provider, model, { at: this.now(), latency, ...(tokens !== undefined && { throughput: tokens / Math.max(generating, 0.001) }) });
+    this.add(provider, model, { at: this.now(), latency, throughput: tokens === undefined ? NaN : tokens / Math.max(generating, 0.001) });
   }
 
   failed(provider: string, model: string): void {
@@ -47,9 +54,10 @@ export class Measures {
   private add(provider: string, model: string, sample: Sample): void {
     const key = `${provider}\n${model}`;
     let window = this.windows.get(key);
-    if (!window) this.windows.set(key, (window = []));
-    window.push(sample);
-    if (window.length > WINDOW) window.shift();
+    if (!window) this.windows.set(key, (window = { samples: [] }));
+    window.samples.push(sample);
+    if (window.samples.length > WINDOW) window.samples.shift();
+    window.measured = undefined;
   }
 
   /** The percentiles of a (provider, model) over its window; undefined when it has no sample in it (unmeasured). */
@@ -57,20 +65,35 @@ export class Measures {
     const key = `${provider}\n${model}`;
     const window = this.windows.get(key);
     if (!window) return undefined;
+    const { samples } = window;
     const since = this.now() - MAX_AGE_MS;
-    while (window.length && window[0]!.at < since) window.shift();
-    if (!window.length) {
+    if (samples[0]!.at < since) {
+      while (samples.length && samples[0]!.at < since) samples.shift();
+      window.measured = undefined;
+    }
+    if (!samples.length) {
       this.windows.delete(key);
       return undefined;
     }
-    const rates = window.filter((s) => s.throughput !== undefined).map((s) => s.throughput!);
-    return { latency: percentiles(window.map((s) => s.latency)), ...(rates.length && { throughput: percentiles(rates) }) };
+    return (window.measured ??= measuredOf(samples));
   }
 }
 
-/** Nearest-rank percentiles of the samples (at least one). */
-function percentiles(samples: number[]): Percentiles {
-  const sorted = samples.sort((a, b) => a - b);
+function measuredOf(samples: Sample[]): Measured {
+  const latencies = new Float64Array(samples.length);
+  const rates = new Float64Array(samples.length);
+  let counted = 0;
+  for (let i = 0; i < samples.length; i++) {
+    latencies[i] = samples[i]!.latency;
+    if (!Number.isNaN(samples[i]!.throughput)) rates[counted++] = samples[i]!.throughput;
+  }
+  const latency = percentiles(latencies);
+  return counted ? { latency, throughput: percentiles(rates.subarray(0, counted)) } : { latency };
+}
+
+/** Nearest-rank percentiles of the samples (at least one); a typed array sorts by number, Infinity last. */
+function percentiles(samples: Float64Array): Percentiles {
+  const sorted = samples.sort();
   const at = (p: number) => sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
   return { p50: at(50), p75: at(75), p90: at(90), p99: at(99) };
 }
