@@ -89,6 +89,27 @@ describe('providers files a user gets wrong: one line, exit 2, nothing started',
   });
 });
 
+describe('a providers file price that is no number: refused at start, naming the file, the provider and the member', () => {
+  const yaml = (prompt: string) => `providers:\n  - { name: up, base_url: "http://127.0.0.1:9/v1", models: { t/m: x }, prices: { t/m: { prompt: ${prompt}, completion: 0.000002 } } }\n`;
+  it.each([
+    // Before: "" and null were priced at 0, "0.5" taken as 0.5, all in silence.
+    ['""', 'is empty: must be a price per token (a number, 0 or more; leave the member out for a free side)'],
+    ['null', 'is empty: must be a price per token (a number, 0 or more; leave the member out for a free side)'],
+    ['"0.5"', 'is the string "0.5": write the number without quotes, 0.5'],
+    ['-1', 'must be a price per token (a number, 0 or more), not -1'],
+    ['.nan', 'must be a price per token (a number, 0 or more), not NaN'],
+    ['free', 'must be a price per token (a number, 0 or more), not "free"'],
+  ])('prompt: %s', async (prompt, said) => {
+    const f = file('price-odd.yaml', yaml(prompt));
+    expect(await serve('--providers', f)).toMatchObject({ code: 2, stdout: '', stderr: `error: --providers ${f}: provider up: prices.t/m.prompt ${said}\n` });
+  });
+
+  it('a side left out is free; both given are taken', () => {
+    const only = parseProviders('providers:\n  - { name: up, base_url: "http://127.0.0.1:9/v1", models: { t/m: x }, prices: { t/m: { prompt: 0.000001 } } }\n', {});
+    expect(only.providers[0]!.models[0]!.prices).toEqual({ prompt: 0.000001, completion: 0 });
+  });
+});
+
 describe('serve --check-drift DIR', () => {
   it('says same for answers of the same shape, and drift (exit 1) with what changed', async () => {
     const yaml = (url: string) => `providers:\n  - { name: up, base_url: "${url}", api_key_env: ROUTER_API_KEY, models: { test/chat: local/echo } }\n`;

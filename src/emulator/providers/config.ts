@@ -47,10 +47,16 @@ const ENDPOINT_PATHS = ['/chat/completions', '/embeddings', '/responses', '/audi
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 
+/**
+ * A price as written: a YAML number, 0 or more. Left out, a side is free; written empty, null, quoted or not a number
+ * it is refused (once, `""` and `null` were priced at 0 and `"0.5"` taken as written: a typo is never free in silence).
+ */
 function price(where: string, v: unknown): number {
-  const n = typeof v === 'string' ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) throw new ProvidersFileError(`${where} must be a price per token (a number, 0 or more)`);
-  return n;
+  const must = `${where} must be a price per token (a number, 0 or more`;
+  if (v === null || v === '') throw new ProvidersFileError(`${where} is empty: ${must.slice(where.length + 1)}; leave the member out for a free side)`);
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) throw new ProvidersFileError(`${where} is the string "${v}": write the number without quotes, ${v.trim()}`);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new ProvidersFileError(`${must}), not ${typeof v === 'string' ? `"${v}"` : String(v)}`);
+  return v;
 }
 
 /** USD per token at or past which a price is likely one per million tokens (as model lists show them): $1,000 per million. */
@@ -113,7 +119,7 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = ()
     if (!isObj(p)) throw new ProvidersFileError(`${where}: prices.${id} must be {prompt, completion}`);
     const odd = Object.keys(p).find((k) => k !== 'prompt' && k !== 'completion');
     if (odd) throw new ProvidersFileError(`${where}: prices.${id}: unknown price "${odd}" (known: prompt, completion, USD per token)`);
-    const priced = { prompt: price(`${where}: prices.${id}.prompt`, p.prompt ?? 0), completion: price(`${where}: prices.${id}.completion`, p.completion ?? 0) };
+    const priced = { prompt: 'prompt' in p ? price(`${where}: prices.${id}.prompt`, p.prompt) : 0, completion: 'completion' in p ? price(`${where}: prices.${id}.completion`, p.completion) : 0 };
     for (const side of ['prompt', 'completion'] as const) if (priced[side] >= PER_MILLION_LOOKALIKE) warn(perMillionWarning(`${where}: prices.${id}.${side}`, priced[side]));
     return { ...base, prices: priced };
   });
