@@ -63,10 +63,13 @@ describe('providers files a user gets wrong: one line, exit 2, nothing started',
     expect(await serve('--providers', unset)).toMatchObject({ code: 2, stdout: '', stderr: said });
     mkdirSync(join(t.dir, 'drift-none'), { recursive: true });
     expect(await t.run(['serve', '--providers', unset, '--check-drift', join(t.dir, 'drift-none')])).toMatchObject({ code: 2, stderr: said });
-    // A replay asks no upstream: a CI run without the key replays all the same (said on stderr).
+    // A replay asks no upstream: a CI run without the key replays all the same, and nothing goes without a key (unsaid).
     const warned: string[] = [];
-    expect(parseProviders(readFileSync(unset, 'utf8'), {}, { warn: (l) => warned.push(l) }).providers[0]!.apiKey).toBeUndefined();
-    expect(warned).toEqual(['warning: provider openai: ROUTER_TEST_UNSET_KEY is not set; its requests go without a key']);
+    expect(parseProviders(readFileSync(unset, 'utf8'), {}, { warn: (l) => warned.push(l), keys: 'unused' }).providers[0]!.apiKey).toBeUndefined();
+    expect(warned).toEqual([]);
+    // --record-missing asks the upstream for what is missing: the key is needed, as for --record.
+    mkdirSync(join(t.dir, 'replay-none'), { recursive: true });
+    expect(await serve('--providers', unset, '--replay', join(t.dir, 'replay-none'), '--record-missing')).toMatchObject({ code: 2, stderr: said });
     const kinds = file('kinds.yaml', 'providers:\n  - { name: a, base_url: "http://127.0.0.1:9/v1", models: { t/m: x } }\n  - { name: b, base_url: "http://127.0.0.1:9/v1", embedding_models: { t/m: y } }\n');
     expect(await serve('--providers', kinds)).toMatchObject({ code: 2, stderr: `error: --providers ${kinds}: model t/m is listed for chat (provider a) and for embedding (provider b): one id, one kind of model\n` });
     expect(await serve('--providers', t.dir)).toMatchObject({ code: 2, stderr: `error: --providers ${t.dir}: is a folder: name a file in it\n` });

@@ -210,8 +210,8 @@ async function gatewayOptions(opts: FlagValues<typeof FLAGS>, env: NodeJS.Proces
   const { parseProviders, ProvidersFileError } = await import('../../emulator/providers/config.js');
   try {
     const mode = opts.record !== undefined ? 'record' : opts.recordMissing ? 'replay-record' : 'replay';
-    // Only a replay asks no upstream: there a provider's key may be missing (a CI run without secrets).
-    const config = parseProviders(text, env, { warn: note, keysRequired: !(dir !== undefined && mode === 'replay') });
+    // Only a replay asks no upstream: there a provider's key may be missing (a CI run without secrets), and unsaid.
+    const config = parseProviders(text, env, { warn: note, keys: dir !== undefined && mode === 'replay' ? 'unused' : 'required' });
     return { config, cassettes: dir === undefined ? undefined : { dir, mode, timing: opts.replayTiming } as const };
   } catch (err) {
     if (err instanceof ProvidersFileError) throw usage(`--providers ${opts.providers}: ${err.message}`);

@@ -66,13 +66,16 @@ function perMillionWarning(where: string, n: number): string {
   return `warning: ${where} is ${n} USD per token, ${Number((n * 1e6).toPrecision(12))} per million tokens: if ${n} is per million, write ${perToken}`;
 }
 
-/** How a file is read: `keys` required (a provider's `api_key_env` unset is a mistake) when upstreams are asked, else a warning. */
+/**
+ * How a file is read. `keys`: `required` when upstreams are asked (a provider's `api_key_env` unset is a mistake);
+ * `unused` when none is (a replay: nothing is sent, so nothing goes without a key); else a warning.
+ */
 export interface ReadOptions {
   warn?: (line: string) => void;
-  keysRequired?: boolean;
+  keys?: 'required' | 'unused';
 }
 
-function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = () => {}, keysRequired }: ReadOptions): ProviderConfig {
+function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = () => {}, keys }: ReadOptions): ProviderConfig {
   const at = `providers[${i}]`;
   if (!isObj(raw)) throw new ProvidersFileError(`${at} must be a mapping`);
   const known = ['name', 'base_url', 'api_key_env', 'models', 'embedding_models', 'prices', 'max_completion_tokens', 'supported_parameters', 'timeout_ms', 'first_event_timeout_ms', 'idle_timeout_ms', 'max_answer_mb', 'responses', 'speech_models'];
@@ -98,8 +101,8 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = ()
   if (raw.api_key_env !== undefined) {
     if (typeof raw.api_key_env !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(raw.api_key_env)) throw new ProvidersFileError(`${where}: api_key_env must name an environment variable`);
     apiKey = env[raw.api_key_env] || undefined;
-    if (!apiKey && keysRequired) throw new ProvidersFileError(`${where}: api_key_env names ${raw.api_key_env}, which is not set: export it (or drop api_key_env for a provider that takes no key)`);
-    if (!apiKey) warn(`warning: provider ${name}: ${raw.api_key_env} is not set; its requests go without a key`);
+    if (!apiKey && keys === 'required') throw new ProvidersFileError(`${where}: api_key_env names ${raw.api_key_env}, which is not set: export it (or drop api_key_env for a provider that takes no key)`);
+    if (!apiKey && keys !== 'unused') warn(`warning: provider ${name}: ${raw.api_key_env} is not set; its requests go without a key`);
   }
   if (raw.models !== undefined && !isObj(raw.models)) throw new ProvidersFileError(`${where}: models must map the gateway's model ids to the upstream's names`);
   if (raw.embedding_models !== undefined && !isObj(raw.embedding_models)) throw new ProvidersFileError(`${where}: embedding_models must map the gateway's model ids to the upstream's names`);
