@@ -72,3 +72,46 @@ it('a damaged create record is said, and taken as no earlier create', () => {
   // Was: undefined, unsaid.
   expect(said).toEqual([`warning: ${join(state, 'creates', 'k1.json')}: is damaged (not a create record): taken as no earlier create (router batch list shows whether it made a batch)`]);
 });
+
+describe('kept files of chat: said, not taken as empty in silence', () => {
+  beforeAll(async () => {
+    t = await startCliEnv();
+  });
+  afterAll(() => t.close());
+
+  it('a fragment alias file with no hash in it, and the REPL history with damaged lines', async () => {
+    const state = join(t.dir, 'chat-state');
+    mkdirSync(join(state, 'fragments', 'aliases'), { recursive: true });
+    const alias = join(state, 'fragments', 'aliases', 'notes');
+    writeFileSync(alias, 'not a hash\n');
+    const r = await t.run(['chat', '-f', 'notes', 'hi', '--model', 'local/echo'], { env: { ROUTER_STATE_DIR: state } });
+    // Was: only "no fragment" words, nothing of the damaged file.
+    expect(r.stderr).toContain(`warning: ${alias}: is damaged (no fragment hash): alias notes is taken as none (router fragments set notes FRAGMENT names one again)\n`);
+    writeFileSync(join(state, 'repl-history'), '"one"\n{"torn\n"two"\n');
+    const { loadHistory } = await import('../../src/cli/commands/chat/repl-more.js');
+    const said: string[] = [];
+    onKeptFileProblem((l) => said.push(l));
+    try {
+      expect(loadHistory({ ROUTER_STATE_DIR: state })).toEqual(['two', 'one']);
+    } finally {
+      onKeptFileProblem(undefined);
+    }
+    expect(said).toEqual([`warning: ${join(state, 'repl-history')}: 1 damaged line left out (the others are read; fix them or delete them)`]);
+  });
+
+  it('a LAST that names no conversation is said; the most recent is taken', async () => {
+    const dir = join(t.dir, 'last-conversations');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'LAST'), 'not an id!\n');
+    const { ConversationStore } = await import('../../src/kit/conversation-store.js');
+    const said: string[] = [];
+    onKeptFileProblem((l) => said.push(l));
+    try {
+      expect(new ConversationStore({ dir }).last()).toBeNull();
+    } finally {
+      onKeptFileProblem(undefined);
+    }
+    // Was: unsaid.
+    expect(said).toEqual([`warning: ${join(dir, 'LAST')}: is damaged (no conversation id): the most recent conversation is taken as the last`]);
+  });
+});
