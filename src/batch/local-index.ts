@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Batch, BatchList, BatchStatus } from '../client/types.js';
 import { stateHome } from '../config/state-dir.js';
 import { appendWhole } from '../internal/append-whole.js';
-import { readLocalText } from '../internal/local-file.js';
+import { readKeptText, sayKeptProblem } from '../internal/kept-state.js';
 import { makeDir } from '../internal/make-dir.js';
 import { isRecord } from '../internal/shape.js';
 import { rootKey, sameRoot } from '../internal/api-root.js';
@@ -64,43 +64,40 @@ export function indexBatch(env: NodeJS.ProcessEnv, apiRoot: string, b: Pick<Batc
 }
 
 
+/**
+ * The index's entries. One that cannot be read is said and taken as empty; its damaged lines (a line torn by a
+ * crash, an edit) are said by number and left out: the lines after them are read, and appends never rewrite it.
+ */
+function indexLines(env: NodeJS.ProcessEnv): Record<string, unknown>[] {
+  const text = readKeptText(file(env), "taken as empty until it can be read (batch get ID still asks the service)", MAX_INDEX_BYTES) ?? '';
+  const entries: Record<string, unknown>[] = [];
+  const damaged: number[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim()) return;
+    try {
+      const e: unknown = JSON.parse(line);
+      if (isRecord(e)) return void entries.push(e);
+    } catch {
+      /* said below */
+    }
+    damaged.push(i + 1);
+  });
+  if (damaged.length) sayKeptProblem(file(env), `${damaged.length === 1 ? 'line' : 'lines'} ${damaged.slice(0, 5).join(', ')}${damaged.length > 5 ? ', …' : ''} damaged and left out (the other lines are read; fix them or delete them)`);
+  return entries;
+}
+
 /** The API root each batch of the index was made at, by id. */
 export function indexedRoots(env: NodeJS.ProcessEnv): Map<string, string> {
   const roots = new Map<string, string>();
-  let text = '';
-  try {
-    text = readLocalText(file(env), MAX_INDEX_BYTES);
-  } catch {
-    /* no index: no roots known */
-  }
-  for (const line of text.split('\n')) {
-    try {
-      const e: unknown = JSON.parse(line);
-      if (isRecord(e) && typeof e.id === 'string' && typeof e.api_root === 'string') roots.set(e.id, e.api_root);
-    } catch {
-      /* a line torn by a crash */
-    }
-  }
+  for (const e of indexLines(env)) if (typeof e.id === 'string' && typeof e.api_root === 'string') roots.set(e.id, e.api_root);
   return roots;
 }
 
 /** The batches made at `apiRoot`, newest first, each as last seen. */
 export function indexedBatches(env: NodeJS.ProcessEnv, apiRoot: string): IndexedBatch[] {
-  let text: string;
-  try {
-    text = readLocalText(file(env), MAX_INDEX_BYTES);
-  } catch {
-    return [];
-  }
   const byId = new Map<string, IndexedBatch>();
-  for (const line of text.split('\n')) {
-    let e: unknown;
-    try {
-      e = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (!isRecord(e) || typeof e.id !== 'string' || typeof e.api_root !== 'string' || !sameRoot(e.api_root, apiRoot)) continue;
+  for (const e of indexLines(env)) {
+    if (typeof e.id !== 'string' || typeof e.api_root !== 'string' || !sameRoot(e.api_root, apiRoot)) continue;
     const had = byId.get(e.id);
     byId.delete(e.id);
     byId.set(e.id, { ...had, ...(e as unknown as IndexedBatch) });

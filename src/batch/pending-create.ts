@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { stateHome } from '../config/state-dir.js';
-import { readLocalText } from '../internal/local-file.js';
+import { readKeptText, sayKeptProblem } from '../internal/kept-state.js';
 import { holdLockAsync, type LockHolder } from '../internal/file-lock.js';
 import { makeDir } from '../internal/make-dir.js';
 import { sleep } from '../internal/sleep.js';
@@ -79,13 +79,18 @@ export async function lockCreate(env: NodeJS.ProcessEnv, key: string, waiting: (
 }
 
 export function pendingCreate(env: NodeJS.ProcessEnv, key: string): PendingCreate | undefined {
+  const path = recordPath(env, key);
+  const text = readKeptText(path, 'taken as no earlier create');
+  if (text === undefined) return undefined;
   let value: unknown;
   try {
-    value = JSON.parse(readLocalText(recordPath(env, key)));
+    value = JSON.parse(text);
   } catch {
-    return undefined;
+    /* damaged, as below */
   }
-  return isRecord(value) && typeof value.sent_at === 'string' ? (value as unknown as PendingCreate) : undefined;
+  if (isRecord(value) && typeof value.sent_at === 'string') return value as unknown as PendingCreate;
+  sayKeptProblem(path, 'is damaged (not a create record): taken as no earlier create (router batch list shows whether it made a batch)');
+  return undefined;
 }
 
 /** Durable before the create is sent: a create killed at any instant after is found by its rerun. */

@@ -6,25 +6,33 @@ import { join } from 'node:path';
 import type { BatchPlace } from '../client/index.js';
 import { stateHome } from '../config/state-dir.js';
 import { makeDir } from '../internal/make-dir.js';
-import { readLocalText } from '../internal/local-file.js';
+import { existsSync } from 'node:fs';
+import { readKeptText, sayKeptProblem } from '../internal/kept-state.js';
 import { withFileLock } from '../internal/with-file-lock.js';
 import { writeWhole } from '../internal/write-whole.js';
 import { isRecord } from '../internal/shape.js';
 
 const file = (env: NodeJS.ProcessEnv) => join(stateHome(env), 'batch-places.json');
 
-function readAll(env: NodeJS.ProcessEnv): Record<string, BatchPlace> {
+/** What is done of a file that cannot be used: found out again, and the file kept as it is for its owner. */
+const FOUND_AGAIN = 'where batches live is found out again, and it is kept as it is (move it away to have it remembered again)';
+
+/** The places known, or undefined when the file is there but cannot be used (said): then it is never written over. */
+function readAll(env: NodeJS.ProcessEnv): Record<string, BatchPlace> | undefined {
+  const text = readKeptText(file(env), FOUND_AGAIN);
+  if (text === undefined) return existsSync(file(env)) ? undefined : {};
   try {
-    const all: unknown = JSON.parse(readLocalText(file(env)));
-    return isRecord(all) ? (all as Record<string, BatchPlace>) : {};
+    const all: unknown = JSON.parse(text);
+    if (isRecord(all)) return all as Record<string, BatchPlace>;
   } catch {
-    // Missing or unreadable: nothing is known, and it is found out again.
-    return {};
+    /* damaged, as below */
   }
+  sayKeptProblem(file(env), `is damaged (not a JSON object); ${FOUND_AGAIN}`);
+  return undefined;
 }
 
 export function rememberedPlace(env: NodeJS.ProcessEnv, apiRoot: string): BatchPlace | undefined {
-  const p = readAll(env)[apiRoot];
+  const p = readAll(env)?.[apiRoot];
   return isRecord(p) && (p.path === undefined || typeof p.path === 'string') ? { path: p.path, listing: typeof p.listing === 'boolean' ? p.listing : undefined } : undefined;
 }
 
@@ -34,6 +42,7 @@ export function rememberPlace(env: NodeJS.ProcessEnv, apiRoot: string, place: Ba
     makeDir(stateHome(env));
     withFileLock(file(env), () => {
       const all = readAll(env);
+      if (!all) return;
       all[apiRoot] = { ...all[apiRoot], ...place };
       writeWhole(file(env), `${JSON.stringify(all, null, 2)}\n`);
     });

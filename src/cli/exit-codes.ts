@@ -17,7 +17,7 @@ export const EXIT = {
   SERVER: 7,
   /** Connection failed or timed out (`serve --check-drift`: a provider down, no drift found). */
   NETWORK: 8,
-  /** A watched batch ended failed, expired or cancelled. */
+  /** A watched batch ended failed, expired or cancelled, or completed with every request failed. */
   BATCH_FAILED: 9,
   /** The answer does not follow --schema (not JSON, or not valid against it). */
   SCHEMA_MISMATCH: 10,

@@ -8,6 +8,7 @@ import { CliError, EXIT } from './exit-codes.js';
 import { rootKey } from '../internal/api-root.js';
 import { dieOfSigintAtExit, signalExitCode, stopOnSigint, stopOnSigterm, terminated } from './signals.js';
 import { overriddenInUse, readsDefaultModel } from './flags/overridden-in-use.js';
+import { onKeptFileProblem } from '../internal/kept-state.js';
 
 /** What a run of `router` gets from outside: streams, environment, arguments; tests pass their own. */
 export interface Runtime {
@@ -85,6 +86,8 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     const runtime = runtimeOf(cmd);
     const flags = cmd.optsWithGlobals() as GlobalFlags;
     const io = new IO(flags, runtime.streams);
+    // A state file that cannot be used is said on this run's stderr (internal/kept-state.ts), once.
+    onKeptFileProblem((line) => io.note(line));
     const controller = new AbortController();
     io.interrupt = controller.signal;
     const [offSigint, offSigterm] = runtime.interrupts ? [stopOnSigint(() => controller.abort(interrupted())), stopOnSigterm(() => controller.abort(terminated()))] : [];

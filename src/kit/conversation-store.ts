@@ -9,7 +9,6 @@ import type { ChatMessage } from '../client/types.js';
 import { stateHome } from '../config/state-dir.js';
 import { withFileLock, withFileLockAsync } from '../internal/with-file-lock.js';
 import { clearLeftMoves } from '../internal/lock-mark.js';
-import { readLocalText } from '../internal/local-file.js';
 import { makeDir } from '../internal/make-dir.js';
 import { randomHex } from '../internal/random-hex.js';
 import { readTextReusing } from '../internal/read-many.js';
@@ -19,6 +18,7 @@ import { isRecord } from '../internal/shape.js';
 import { writeWhole } from '../internal/write-whole.js';
 import { ConversationError } from './errors.js';
 import { checkOptions, optionNames } from '../client/option-names.js';
+import { readKeptText, sayKeptProblem } from '../internal/kept-state.js';
 
 /** A conversation as it is kept: attachments by reference, never their bytes. */
 export interface ConversationRecord {
@@ -155,13 +155,13 @@ export class ConversationStore {
 
   /** The last one kept, or when that one is gone (deleted) the most recent there is; null when there is none. */
   last(): ConversationRecord | null {
-    let id: string | undefined;
-    try {
-      id = readLocalText(join(this.dir, 'LAST'), 4096).trim();
-    } catch {
+    const lastFile = join(this.dir, 'LAST');
+    let id = readKeptText(lastFile, 'the most recent conversation is taken as the last', 4096)?.trim();
+    if (id && !existsSync(this.file(id))) {
+      if (!/^[\w.-]+$/.test(id)) sayKeptProblem(lastFile, 'is damaged (no conversation id): the most recent conversation is taken as the last');
       id = undefined;
     }
-    if (!id || !existsSync(this.file(id))) id = this.find().ids[0];
+    id ||= this.find().ids[0];
     return id ? this.load(id) : null;
   }
 

@@ -15,6 +15,7 @@ import { writeWhole } from '../internal/write-whole.js';
 import { firstWords } from '../internal/first-words.js';
 import { FragmentError } from './errors.js';
 import { checkOptions, optionNames } from '../client/option-names.js';
+import { readKeptText, sayKeptProblem } from '../internal/kept-state.js';
 
 export interface Fragment {
   /** The SHA-256 of its text, in hex. */
@@ -118,12 +119,11 @@ export class FragmentStore {
   /** The hash an alias names (undefined: none). */
   aliasHash(alias: string): string | undefined {
     if (!isFragmentAlias(alias)) return undefined;
-    try {
-      const hash = readLocalText(this.aliasFile(alias), 4096).trim();
-      return HASH.test(hash) ? hash : undefined;
-    } catch {
-      return undefined;
-    }
+    const file = this.aliasFile(alias);
+    const hash = readKeptText(file, `alias ${alias} is taken as none`, 4096)?.trim();
+    if (hash === undefined || HASH.test(hash)) return hash;
+    sayKeptProblem(file, `is damaged (no fragment hash): alias ${alias} is taken as none (router fragments set ${alias} FRAGMENT names one again)`);
+    return undefined;
   }
 
   /** The kept fragment an alias or a hash names (undefined: none). */

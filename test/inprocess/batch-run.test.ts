@@ -129,7 +129,7 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
         for (const args of [['batch', 'job', job.id], ['batch', 'run', '--resume', job.id]]) {
           const r = await t.run(args, { env: s.env });
           expect(r.code, `${args.join(' ')} with ${text}`).toBe(1);
-          expect(r.stderr).toBe(`error: the record of ${job.id} is damaged: ${record}\n`);
+          expect(r.stderr).toBe(`error: the record of ${job.id} is damaged: ${record} (kept as it is: fix it, or move its folder away to forget the job)\n`);
         }
         // Said piped too (docs/reliability.md): a listing names the file it leaves out.
         const list = await t.run(['batch', 'jobs'], { env: s.env });

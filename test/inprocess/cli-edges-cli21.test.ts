@@ -116,12 +116,27 @@ describe('serve --check-drift: a provider down is not a drift', () => {
     // Was: exit 1 with "error" for both, as if they had drifted.
     expect(r.code).toBe(8);
     expect(r.stdout).toMatch(/^down {3}up-m-0000000000aa\.json: .*refused.*\nsame {3}up-m-0000000000bb\.json\n$/);
-    expect(r.stderr).toBe('error: 1 of 2 recorded answers not asked again: the provider is down (refused or timed out); the others, the same shape\n');
+    expect(r.stderr).toBe('error: 1 of 2 recorded answers not asked again: the provider is down (refused or timed out); the other 1, the same shape\n');
     // With a drift besides, the drift decides: exit 1.
     writeFileSync(join(folder, 'other-m-0000000000cc.json'), JSON.stringify({ ...cassette(answered), provider: 'other' }));
     const both = await run(['serve', '--providers', yaml, '--check-drift', folder]);
     expect(both.code).toBe(1);
     expect(both.stderr).toBe('error: 1 of 3 recorded answers changed shape or could not be asked again; 1 not asked: the provider is down (refused or timed out)\n');
+  });
+
+  it('every recorded answer down now: said as none checked, not as "the others, the same shape"', async () => {
+    const folder = join(t.dir, 'all-down-cassettes');
+    mkdirSync(folder);
+    const answered = { status: 200, headers: { 'content-type': 'application/json' }, body: { id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] } };
+    const yaml = join(t.dir, 'all-down.yaml');
+    writeFileSync(yaml, 'providers:\n  - { name: up, base_url: "http://127.0.0.1:9/v1", models: { t/m: m } }\n');
+    writeFileSync(join(folder, 'up-m-0000000000aa.json'), JSON.stringify(cassette(answered)));
+    const one = await run(['serve', '--providers', yaml, '--check-drift', folder]);
+    // Was: "1 of 1 recorded answers not asked again: …; the others, the same shape".
+    expect(one).toMatchObject({ code: 8, stderr: 'error: 1 of 1 recorded answer not asked again: the provider is down (refused or timed out): none was checked\n' });
+    writeFileSync(join(folder, 'up-m-0000000000dd.json'), JSON.stringify({ ...cassette(answered), request: { ...cassette(answered).request, body: { model: 'm', messages: [{ role: 'user', content: 'two' }] } } }));
+    const two = await run(['serve', '--providers', yaml, '--check-drift', folder]);
+    expect(two).toMatchObject({ code: 8, stderr: 'error: all 2 recorded answers not asked again: the provider is down (refused or timed out): none was checked\n' });
   });
 });
 

@@ -12,7 +12,7 @@ import { failing, type LocalUpstream } from '../support/upstreams.js';
 let dir: string;
 let up: LocalUpstream;
 const BODY = { model: 't/m', messages: [{ role: 'user', content: 'let me in' }] };
-const yaml = (url: string, env: NodeJS.ProcessEnv, keysRequired: boolean) => parseProviders(`providers:\n  - { name: up, base_url: "${url}", api_key_env: UP_KEY, models: { t/m: m } }\n`, env, { keysRequired });
+const yaml = (url: string, env: NodeJS.ProcessEnv, keysRequired: boolean) => parseProviders(`providers:\n  - { name: up, base_url: "${url}", api_key_env: UP_KEY, models: { t/m: m } }\n`, env, { keys: keysRequired ? 'required' : 'unused' });
 const ask = async (e: Emulator) => {
   const res = await fetch(`${e.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${e.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(BODY) });
   return { status: res.status, body: (await res.json()) as any };

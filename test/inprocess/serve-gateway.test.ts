@@ -63,10 +63,13 @@ describe('providers files a user gets wrong: one line, exit 2, nothing started',
     expect(await serve('--providers', unset)).toMatchObject({ code: 2, stdout: '', stderr: said });
     mkdirSync(join(t.dir, 'drift-none'), { recursive: true });
     expect(await t.run(['serve', '--providers', unset, '--check-drift', join(t.dir, 'drift-none')])).toMatchObject({ code: 2, stderr: said });
-    // A replay asks no upstream: a CI run without the key replays all the same (said on stderr).
+    // A replay asks no upstream: a CI run without the key replays all the same, and nothing goes without a key (unsaid).
     const warned: string[] = [];
-    expect(parseProviders(readFileSync(unset, 'utf8'), {}, { warn: (l) => warned.push(l) }).providers[0]!.apiKey).toBeUndefined();
-    expect(warned).toEqual(['warning: provider openai: ROUTER_TEST_UNSET_KEY is not set; its requests go without a key']);
+    expect(parseProviders(readFileSync(unset, 'utf8'), {}, { warn: (l) => warned.push(l), keys: 'unused' }).providers[0]!.apiKey).toBeUndefined();
+    expect(warned).toEqual([]);
+    // --record-missing asks the upstream for what is missing: the key is needed, as for --record.
+    mkdirSync(join(t.dir, 'replay-none'), { recursive: true });
+    expect(await serve('--providers', unset, '--replay', join(t.dir, 'replay-none'), '--record-missing')).toMatchObject({ code: 2, stderr: said });
     const kinds = file('kinds.yaml', 'providers:\n  - { name: a, base_url: "http://127.0.0.1:9/v1", models: { t/m: x } }\n  - { name: b, base_url: "http://127.0.0.1:9/v1", embedding_models: { t/m: y } }\n');
     expect(await serve('--providers', kinds)).toMatchObject({ code: 2, stderr: `error: --providers ${kinds}: model t/m is listed for chat (provider a) and for embedding (provider b): one id, one kind of model\n` });
     expect(await serve('--providers', t.dir)).toMatchObject({ code: 2, stderr: `error: --providers ${t.dir}: is a folder: name a file in it\n` });
@@ -86,6 +89,27 @@ describe('providers files a user gets wrong: one line, exit 2, nothing started',
       'warning: provider a: prices.t/m.prompt is 0.15 USD per token, 150000 per million tokens: if 0.15 is per million, write 0.00000015',
       'warning: provider a: prices.t/m.completion is 0.6 USD per token, 600000 per million tokens: if 0.6 is per million, write 0.0000006',
     ]);
+  });
+});
+
+describe('a providers file price that is no number: refused at start, naming the file, the provider and the member', () => {
+  const yaml = (prompt: string) => `providers:\n  - { name: up, base_url: "http://127.0.0.1:9/v1", models: { t/m: x }, prices: { t/m: { prompt: ${prompt}, completion: 0.000002 } } }\n`;
+  it.each([
+    // Before: "" and null were priced at 0, "0.5" taken as 0.5, all in silence.
+    ['""', 'is empty: must be a price per token (a number, 0 or more; leave the member out for a free side)'],
+    ['null', 'is empty: must be a price per token (a number, 0 or more; leave the member out for a free side)'],
+    ['"0.5"', 'is the string "0.5": write the number without quotes, 0.5'],
+    ['-1', 'must be a price per token (a number, 0 or more), not -1'],
+    ['.nan', 'must be a price per token (a number, 0 or more), not NaN'],
+    ['free', 'must be a price per token (a number, 0 or more), not "free"'],
+  ])('prompt: %s', async (prompt, said) => {
+    const f = file('price-odd.yaml', yaml(prompt));
+    expect(await serve('--providers', f)).toMatchObject({ code: 2, stdout: '', stderr: `error: --providers ${f}: provider up: prices.t/m.prompt ${said}\n` });
+  });
+
+  it('a side left out is free; both given are taken', () => {
+    const only = parseProviders('providers:\n  - { name: up, base_url: "http://127.0.0.1:9/v1", models: { t/m: x }, prices: { t/m: { prompt: 0.000001 } } }\n', {});
+    expect(only.providers[0]!.models[0]!.prices).toEqual({ prompt: 0.000001, completion: 0 });
   });
 });
 

@@ -37,7 +37,7 @@ export async function aimockGateway(providers: string, options: Partial<Emulator
   const file = join(dir, 'providers.yaml');
   writeFileSync(file, providers);
   const { cassettes, ...rest } = options;
-  const config = parseProviders(providers, {}, { keysRequired: cassettes?.mode !== 'replay' });
+  const config = parseProviders(providers, {}, { keys: cassettes?.mode === 'replay' ? 'unused' : 'required' });
   const gateway = await startEmulator({ batchDelayMs: 0, ...rest, stateDir: join(dir, 'state'), port: 0, gateway: { config, ...(cassettes ? { cassettes: { ...cassettes, timing: 0 } } : {}) } });
   const key = gateway.store.firstKeys().apiKey;
   return {

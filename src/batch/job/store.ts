@@ -19,6 +19,8 @@ import { makeDir } from '../../internal/make-dir.js';
 import { isFiniteNumber, isRecord } from '../../internal/shape.js';
 import { indexedRoots } from '../local-index.js';
 import { rootKey, sameRoot } from '../../internal/api-root.js';
+import { keptFileWhy } from '../../internal/named-input.js';
+import { sayKeptProblem } from '../../internal/kept-state.js';
 
 export interface RequestCounts {
   total: number;
@@ -205,7 +207,10 @@ export function loadJob(env: NodeJS.ProcessEnv, id: string): JobRecord {
   let text: string;
   try {
     text = readLocalText(join(jobsDir(env), id, 'job.json'));
-  } catch {
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // A record that is there but cannot be read is no missing job: said as a kept file is, and never written over.
+    if (code && code !== 'ENOENT' && code !== 'ENOTDIR') throw new BatchError(`the record of ${id} ${join(jobsDir(env), id, 'job.json')}: ${keptFileWhy(code)}; nothing of the job is sent or written until it can be read`, 'damaged');
     throw new BatchError(`no job ${id} (listJobs lists them)`, 'not_found', undefined, { about: 'no_job', job: id });
   }
   try {
@@ -214,7 +219,7 @@ export function loadJob(env: NodeJS.ProcessEnv, id: string): JobRecord {
   } catch {
     /* damaged, as below */
   }
-  throw new BatchError(`the record of ${id} is damaged: ${join(jobsDir(env), id, 'job.json')}`, 'damaged');
+  throw new BatchError(`the record of ${id} is damaged: ${join(jobsDir(env), id, 'job.json')} (kept as it is: fix it, or move its folder away to forget the job)`, 'damaged');
 }
 
 /** What every reader of a job relies on: a record edited by hand may not have it. */
@@ -246,7 +251,10 @@ export function listJobs(env: NodeJS.ProcessEnv, onDamaged?: (id: string) => voi
       jobs.push(loadJob(env, name));
     } catch (err) {
       // Not a job folder, or one with no record: not a job. A record that cannot be read: damaged.
-      if (err instanceof BatchError && err.reason === 'damaged') onDamaged?.(name);
+      if (err instanceof BatchError && err.reason === 'damaged') {
+        if (onDamaged) onDamaged(name);
+        else sayKeptProblem(join(jobsDir(env), name, 'job.json'), 'is damaged or unreadable and left out (fix it, or move its folder away to forget the job)');
+      }
     }
   }
   return jobs.sort(newestFirst);

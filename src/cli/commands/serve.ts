@@ -7,6 +7,7 @@ import { collect, integerIn, numberIn } from '../flags/options.js';
 import { jsonFlags } from '../flags/setup-flags.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { isBlank } from '../../internal/blank.js';
+import { counted } from '../../internal/counted.js';
 import { takeSignal } from '../signals.js';
 import { exitSoFar, failsWith } from '../io/exit-so-far.js';
 import { utf8Text } from '../io/utf8.js';
@@ -167,9 +168,13 @@ async function checkDrift(io: RunContext<FlagValues<typeof FLAGS>>['io'], dir: s
   const changed = reports.filter((r) => (r.error && !r.down) || r.changes.length).length;
   const down = reports.filter((r) => r.down).length;
   const downNote = down ? `; ${down} not asked: the provider is down (refused or timed out)` : '';
-  if (changed) throw new CliError(`${changed} of ${reports.length} recorded answers changed shape or could not be asked again${downNote}`, EXIT.FAILURE);
-  if (down) throw new CliError(`${down} of ${reports.length} recorded answers not asked again: the provider is down (refused or timed out); the others, the same shape`, EXIT.NETWORK);
-  io.note(`${reports.length} recorded answers, the same shape`);
+  const of = (n: number) => `${n} of ${counted(reports.length, 'recorded answer')}`;
+  if (changed) throw new CliError(`${of(changed)} changed shape or could not be asked again${downNote}`, EXIT.FAILURE);
+  // Said as checked: when every one was down, there are no others of the same shape to speak of.
+  const same = reports.length - down;
+  const rest = same ? `; the other ${same}, the same shape` : ': none was checked';
+  if (down) throw new CliError(`${down === reports.length && down > 1 ? `all ${counted(down, 'recorded answer')}` : of(down)} not asked again: the provider is down (refused or timed out)${rest}`, EXIT.NETWORK);
+  io.note(`${counted(reports.length, 'recorded answer')}, the same shape`);
 }
 
 /** The gateway's settings from --providers, --record, --replay and --record-missing; nothing asked of an upstream yet. */
@@ -205,8 +210,8 @@ async function gatewayOptions(opts: FlagValues<typeof FLAGS>, env: NodeJS.Proces
   const { parseProviders, ProvidersFileError } = await import('../../emulator/providers/config.js');
   try {
     const mode = opts.record !== undefined ? 'record' : opts.recordMissing ? 'replay-record' : 'replay';
-    // Only a replay asks no upstream: there a provider's key may be missing (a CI run without secrets).
-    const config = parseProviders(text, env, { warn: note, keysRequired: !(dir !== undefined && mode === 'replay') });
+    // Only a replay asks no upstream: there a provider's key may be missing (a CI run without secrets), and unsaid.
+    const config = parseProviders(text, env, { warn: note, keys: dir !== undefined && mode === 'replay' ? 'unused' : 'required' });
     return { config, cassettes: dir === undefined ? undefined : { dir, mode, timing: opts.replayTiming } as const };
   } catch (err) {
     if (err instanceof ProvidersFileError) throw usage(`--providers ${opts.providers}: ${err.message}`);

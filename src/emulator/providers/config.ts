@@ -47,10 +47,16 @@ const ENDPOINT_PATHS = ['/chat/completions', '/embeddings', '/responses', '/audi
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 
+/**
+ * A price as written: a YAML number, 0 or more. Left out, a side is free; written empty, null, quoted or not a number
+ * it is refused (once, `""` and `null` were priced at 0 and `"0.5"` taken as written: a typo is never free in silence).
+ */
 function price(where: string, v: unknown): number {
-  const n = typeof v === 'string' ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) throw new ProvidersFileError(`${where} must be a price per token (a number, 0 or more)`);
-  return n;
+  const must = `${where} must be a price per token (a number, 0 or more`;
+  if (v === null || v === '') throw new ProvidersFileError(`${where} is empty: ${must.slice(where.length + 1)}; leave the member out for a free side)`);
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) throw new ProvidersFileError(`${where} is the string "${v}": write the number without quotes, ${v.trim()}`);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new ProvidersFileError(`${must}), not ${typeof v === 'string' ? `"${v}"` : String(v)}`);
+  return v;
 }
 
 /** USD per token at or past which a price is likely one per million tokens (as model lists show them): $1,000 per million. */
@@ -60,13 +66,16 @@ function perMillionWarning(where: string, n: number): string {
   return `warning: ${where} is ${n} USD per token, ${Number((n * 1e6).toPrecision(12))} per million tokens: if ${n} is per million, write ${perToken}`;
 }
 
-/** How a file is read: `keys` required (a provider's `api_key_env` unset is a mistake) when upstreams are asked, else a warning. */
+/**
+ * How a file is read. `keys`: `required` when upstreams are asked (a provider's `api_key_env` unset is a mistake);
+ * `unused` when none is (a replay: nothing is sent, so nothing goes without a key); else a warning.
+ */
 export interface ReadOptions {
   warn?: (line: string) => void;
-  keysRequired?: boolean;
+  keys?: 'required' | 'unused';
 }
 
-function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = () => {}, keysRequired }: ReadOptions): ProviderConfig {
+function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = () => {}, keys }: ReadOptions): ProviderConfig {
   const at = `providers[${i}]`;
   if (!isObj(raw)) throw new ProvidersFileError(`${at} must be a mapping`);
   const known = ['name', 'base_url', 'api_key_env', 'models', 'embedding_models', 'prices', 'max_completion_tokens', 'supported_parameters', 'timeout_ms', 'first_event_timeout_ms', 'idle_timeout_ms', 'max_answer_mb', 'responses', 'speech_models'];
@@ -92,8 +101,8 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = ()
   if (raw.api_key_env !== undefined) {
     if (typeof raw.api_key_env !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(raw.api_key_env)) throw new ProvidersFileError(`${where}: api_key_env must name an environment variable`);
     apiKey = env[raw.api_key_env] || undefined;
-    if (!apiKey && keysRequired) throw new ProvidersFileError(`${where}: api_key_env names ${raw.api_key_env}, which is not set: export it (or drop api_key_env for a provider that takes no key)`);
-    if (!apiKey) warn(`warning: provider ${name}: ${raw.api_key_env} is not set; its requests go without a key`);
+    if (!apiKey && keys === 'required') throw new ProvidersFileError(`${where}: api_key_env names ${raw.api_key_env}, which is not set: export it (or drop api_key_env for a provider that takes no key)`);
+    if (!apiKey && keys !== 'unused') warn(`warning: provider ${name}: ${raw.api_key_env} is not set; its requests go without a key`);
   }
   if (raw.models !== undefined && !isObj(raw.models)) throw new ProvidersFileError(`${where}: models must map the gateway's model ids to the upstream's names`);
   if (raw.embedding_models !== undefined && !isObj(raw.embedding_models)) throw new ProvidersFileError(`${where}: embedding_models must map the gateway's model ids to the upstream's names`);
@@ -113,7 +122,7 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = ()
     if (!isObj(p)) throw new ProvidersFileError(`${where}: prices.${id} must be {prompt, completion}`);
     const odd = Object.keys(p).find((k) => k !== 'prompt' && k !== 'completion');
     if (odd) throw new ProvidersFileError(`${where}: prices.${id}: unknown price "${odd}" (known: prompt, completion, USD per token)`);
-    const priced = { prompt: price(`${where}: prices.${id}.prompt`, p.prompt ?? 0), completion: price(`${where}: prices.${id}.completion`, p.completion ?? 0) };
+    const priced = { prompt: 'prompt' in p ? price(`${where}: prices.${id}.prompt`, p.prompt) : 0, completion: 'completion' in p ? price(`${where}: prices.${id}.completion`, p.completion) : 0 };
     for (const side of ['prompt', 'completion'] as const) if (priced[side] >= PER_MILLION_LOOKALIKE) warn(perMillionWarning(`${where}: prices.${id}.${side}`, priced[side]));
     return { ...base, prices: priced };
   });

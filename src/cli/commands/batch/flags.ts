@@ -39,7 +39,7 @@ const JOB_JSON = { flags: '--json', help: 'print the job record with its totals'
 export const CREATE_FLAGS = {
   ...TARGET_FLAGS,
   completionWindow: { flags: '--completion-window <w>', help: 'completion window', choices: ['24h'], default: '24h' },
-  watch: { flags: '-w, --watch', help: 'follow the batch until it ends (exit 9 if it fails or expires)' },
+  watch: { flags: '-w, --watch', help: 'follow the batch until it ends (exit 9 if it fails, expires or none is answered)' },
   results: { flags: '--results [file]', help: 'with --watch: write the results as JSONL (stdout when no file); an existing file is replaced once they are whole', parse: fileOrStdout },
   json: { flags: '--json', help: 'print the batch object' },
   yes: { flags: '-y, --yes', help: 'do not ask for confirmation of a large file' },
@@ -51,9 +51,9 @@ export const CREATE_FLAGS = {
 } as const satisfies FlagTable;
 
 export const GET_FLAGS = {
-  watch: { flags: '-w, --watch', help: 'poll with backoff until the batch ends (exit 9 if it fails or expires)' },
+  watch: { flags: '-w, --watch', help: 'poll with backoff until the batch ends (exit 9 if it fails, expires or none is answered)' },
   results: { flags: '--results [file]', help: 'write the results as JSONL to FILE or stdout; an existing FILE is replaced once they are whole (kept on an error or Ctrl-C)', parse: fileOrStdout },
-  exitStatus: { flags: '--exit-status', help: 'exit 9 when the batch ended failed, expired or cancelled' },
+  exitStatus: { flags: '--exit-status', help: 'exit 9 when the batch ended failed, expired or cancelled, or every request failed' },
   json: { flags: '--json', help: 'print the batch object as the service sends it (results included)' },
   ...WATCH_FLAGS,
 } as const satisfies FlagTable;

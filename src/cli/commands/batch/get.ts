@@ -1,12 +1,11 @@
 /** `router batch get`: one batch, its results, or a watch of it. */
-import { isTerminalBatchStatus } from '../../../client/facts.js';
 import type { Batch } from '../../../client/types.js';
-import { CliError, EXIT, usage } from '../../exit-codes.js';
+import { usage } from '../../exit-codes.js';
 import type { RunContext } from '../../run.js';
 import { batchError, batchOf402 } from '../../../batch/results.js';
 import { describeBatch, tsvLine } from './format.js';
 import type { GetOpts } from './flags.js';
-import { logBatch, logOwed, openResults, writeResults } from './results.js';
+import { batchEndFailure, logBatch, logOwed, openResults, writeResults } from './results.js';
 import { watchAndFinish } from './watch.js';
 import { counted } from '../../../internal/counted.js';
 import { linkSeen } from '../../spend/sent-seen.js';
@@ -58,9 +57,8 @@ function printBatch({ io, opts }: RunContext<GetOpts>, b: Batch): void {
   else io.out(tsvLine(b));
 }
 
-/** --exit-status: a batch that ended failed, expired or cancelled exits 9 (as a watch does). */
+/** --exit-status: a batch that ended failed, expired or cancelled, or completed with every request failed, exits 9 (as a watch does). */
 function exitStatus(opts: GetOpts, b: Batch): void {
-  if (opts.exitStatus && isTerminalBatchStatus(b.status) && b.status !== 'completed') {
-    throw new CliError(`${b.id} ${b.status}${b.error ? `: ${b.error.message}` : ''}`, EXIT.BATCH_FAILED);
-  }
+  const failure = opts.exitStatus ? batchEndFailure(b) : undefined;
+  if (failure) throw failure;
 }

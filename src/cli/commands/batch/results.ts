@@ -3,7 +3,7 @@ import type { RouterClient } from '../../../client/index.js';
 import { isTerminalBatchStatus } from '../../../client/facts.js';
 import type { Batch } from '../../../client/types.js';
 import { streamResults, type ResultsSink } from '../../../batch/results.js';
-import { usage } from '../../exit-codes.js';
+import { CliError, EXIT, usage } from '../../exit-codes.js';
 import type { IO } from '../../io/io.js';
 import { sameFile, type OutputFile } from '../../io/output-file.js';
 import type { RunContext } from '../../run.js';
@@ -29,6 +29,18 @@ export async function openResults(target: string | true, input?: string): Promis
 export function sayFailed(io: IO, id: string, batch: Batch, fetch = ''): void {
   const { failed, total } = batch.request_counts ?? { failed: 0, total: 0 };
   if (failed > 0) io.note(`${id}: ${grouped(failed)} of ${counted(total, 'request')} failed: see their "error" in the results${fetch}`);
+}
+
+/**
+ * Why a batch that ended is a failure to a script (exit 9), or nothing: it ended failed, expired or cancelled,
+ * or it completed with every request failed (no answer to keep: a script must not take it as done).
+ */
+export function batchEndFailure(b: Batch): CliError | undefined {
+  if (!isTerminalBatchStatus(b.status)) return undefined;
+  if (b.status !== 'completed') return new CliError(`${b.id} ${b.status}${b.error ? `: ${b.error.message}` : ''}`, EXIT.BATCH_FAILED);
+  const { completed, failed, total } = b.request_counts ?? { completed: 0, failed: 0, total: 0 };
+  if (total > 0 && completed === 0 && failed === total) return new CliError(`${b.id} completed, but all ${counted(total, 'request')} failed: see their "error" in the results`, EXIT.BATCH_FAILED);
+  return undefined;
 }
 
 /** Writes the results as JSONL, to a file (atomically) or stdout; returns the batch metadata. */

@@ -201,11 +201,15 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
       if (target && 'file' in target) await target.file.commit();
       io.info(`${counted(merged.lines, 'result')} in input order`);
     }
-    // Said whether stderr is a terminal or not: with every batch completed, the exit code is 0.
-    if (waits && failed > 0) io.note(`${job.id}: ${grouped(failed)} of ${counted(job.requests, 'request')} failed (retry them: router batch run --resume ${job.id} --retry-failed --watch --results …)`);
+    const retry = `router batch run --resume ${job.id} --retry-failed --watch --results …`;
+    // Every request failed: nothing to keep, a failure to a script as a failed batch is (exit 9, as batch create --watch).
+    const allFailed = waits && t.unsuccessful === 0 && job.requests > 0 && failed >= job.requests;
+    // Said whether stderr is a terminal or not: with every batch completed and some answered, the exit code is 0.
+    if (waits && failed > 0 && !allFailed) io.note(`${job.id}: ${grouped(failed)} of ${counted(job.requests, 'request')} failed (retry them: ${retry})`);
     if (merged) cut.say(io, job.id, job.requests);
     if (opts.json) io.json(jobSummary(job));
     if (waits && t.unsuccessful > 0) throw new CliError(`${counted(t.unsuccessful, 'shard')} of ${job.id} did not complete (see: router batch job ${job.id})`, EXIT.BATCH_FAILED);
+    if (allFailed) throw new CliError(`${job.id}: all ${counted(job.requests, 'request')} failed (see their "error" in the results; retry them: ${retry})`, EXIT.BATCH_FAILED);
   } finally {
     spinner?.stop();
     if (target && 'file' in target) target.file.abortSync();

@@ -4,11 +4,10 @@ import type { Batch } from '../../../client/types.js';
 import { BatchError } from '../../../batch/errors.js';
 import { batchError } from '../../../batch/results.js';
 import { watchBatch } from '../../../batch/watch.js';
-import { CliError, EXIT } from '../../exit-codes.js';
 import type { FlagValues } from '../../flags/flags.js';
 import type { RunContext } from '../../run.js';
 import type { CreateOpts, WATCH_FLAGS } from './flags.js';
-import { logBatch, logOwed, openResults, sayFailed, writeResults, type ResultsTarget } from './results.js';
+import { batchEndFailure, logBatch, logOwed, openResults, sayFailed, writeResults, type ResultsTarget } from './results.js';
 import { describeBatch, tsvLine } from './format.js';
 import { drawsSpinner, spinnerMaker } from '../../io/spinner.js';
 import { grouped } from '../../../internal/counted.js';
@@ -93,7 +92,7 @@ export async function watch(ctx: RunContext<WatchOpts>, client: RouterClient, id
   }
 }
 
-/** Watches, then writes the results or the final state; a batch that did not complete exits 9. */
+/** Watches, then writes the results or the final state; a batch that did not complete, or whose every request failed, exits 9. */
 export async function watchAndFinish(ctx: RunContext<WatchOpts>, client: RouterClient, id: string, first?: Batch, target?: ResultsTarget, ended?: () => void): Promise<void> {
   const { io, opts, signal } = ctx;
   try {
@@ -109,9 +108,8 @@ export async function watchAndFinish(ctx: RunContext<WatchOpts>, client: RouterC
       else io.out(tsvLine(final));
       if (final.status === 'completed') sayFailed(io, id, final, ` (router batch get ${id} --results)`);
     }
-    if (final.status !== 'completed') {
-      throw new CliError(`${id} ${final.status}${final.error ? `: ${final.error.message}` : ''}`, EXIT.BATCH_FAILED);
-    }
+    const failure = batchEndFailure({ ...final, id });
+    if (failure) throw failure;
   } catch (err) {
     logOwed(ctx, client.core.apiRoot, err);
     // Ctrl-C said the id and the command that takes it up: that create was answered, its record goes.

@@ -17,6 +17,8 @@ import { oneCallFlags } from '../../flags/flags.js';
 import type { Attachment } from '../../answers/attach.js';
 import { usage } from '../../exit-codes.js';
 import { TextRedactor } from '../../../internal/redact-text.js';
+import { readKeptText, sayKeptProblem } from '../../../internal/kept-state.js';
+import { counted } from '../../../internal/counted.js';
 
 /** Lines kept, as a shell's HISTSIZE. */
 export const HISTORY_LINES = 1000;
@@ -25,22 +27,22 @@ const historyPath = (env: NodeJS.ProcessEnv) => join(stateHome(env), 'repl-histo
 
 /** The lines typed in earlier sessions, newest first (readline's order); a damaged line is left out, alone. */
 export function loadHistory(env: NodeJS.ProcessEnv): string[] {
-  let text: string;
-  try {
-    text = readLocalText(historyPath(env));
-  } catch {
-    return [];
-  }
+  const text = readKeptText(historyPath(env), 'this session starts with no history');
+  if (text === undefined) return [];
   const lines: string[] = [];
+  let damaged = 0;
   for (const l of text.split('\n').reverse()) {
     if (lines.length === HISTORY_LINES) break;
+    if (!l) continue;
     try {
       const line: unknown = JSON.parse(l);
       if (typeof line === 'string') lines.push(line);
+      else damaged++;
     } catch {
-      // A line edited by hand, or cut: the others stay.
+      damaged++; // A line edited by hand, or cut: the others stay.
     }
   }
+  if (damaged) sayKeptProblem(historyPath(env), `${counted(damaged, 'damaged line')} left out (the others are read; fix them or delete them)`);
   return lines;
 }
 
