@@ -8,7 +8,7 @@ import { CliError, EXIT } from './exit-codes.js';
 import { rootKey } from '../internal/api-root.js';
 import { dieOfSigintAtExit, signalExitCode, stopOnSigint, stopOnSigterm, terminated } from './signals.js';
 import { overriddenInUse, readsDefaultModel } from './flags/overridden-in-use.js';
-import { onKeptFileProblem } from '../internal/kept-state.js';
+import { hearingKeptProblems } from '../internal/kept-state.js';
 
 /** What a run of `router` gets from outside: streams, environment, arguments; tests pass their own. */
 export interface Runtime {
@@ -86,8 +86,6 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     const runtime = runtimeOf(cmd);
     const flags = cmd.optsWithGlobals() as GlobalFlags;
     const io = new IO(flags, runtime.streams);
-    // A state file that cannot be used is said on this run's stderr (internal/kept-state.ts), once.
-    onKeptFileProblem((line) => io.note(line));
     const controller = new AbortController();
     io.interrupt = controller.signal;
     const [offSigint, offSigterm] = runtime.interrupts ? [stopOnSigint(() => controller.abort(interrupted())), stopOnSigterm(() => controller.abort(terminated()))] : [];
@@ -168,7 +166,8 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
         },
       };
       if (!((opts as { model?: unknown }).model ?? '/').toString().includes('/')) (await import('./flags/model-alias.js')).resolveModelFlags(cmd, opts as Record<string, unknown>, io.env, `router ${names.join(' ')}`);
-      await fn(ctx, ...args);
+      // A state file that cannot be used is said on this run's stderr (internal/kept-state.ts), once.
+      await hearingKeptProblems((line) => io.note(line), () => fn(ctx, ...args));
       await io.flushJq();
       for (const text of closing.splice(0)) io.note(text);
       runtime.exitCode = signalExitCode(controller.signal) ?? runtime.exitCode;

@@ -1,27 +1,33 @@
 /**
  * State files router keeps for itself (the batch index, batch-places.json, job records, create records, …) read by
  * one rule: one that is not there is empty; one that cannot be read, or is damaged, is said once a run (a warning
- * line, by the wording of the config file: `keptFileWhy`) through the reporter the CLI sets, and never thrown.
- * A program that sets no reporter hears nothing, as before.
+ * line, by the wording of the config file: `keptFileWhy`) to the code running under `hearingKeptProblems` (the CLI's
+ * run), and never thrown. A program that does not ask hears nothing, as before.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { keptFileWhy } from './named-input.js';
 import { readLocalText } from './local-file.js';
 
-let reporter: ((line: string) => void) | undefined;
-const said = new Set<string>();
+interface Hearing {
+  report: (line: string) => void;
+  said: Set<string>;
+}
+// Per run, not per process: a program running two commands at once (or tests in one process) hears each its own.
+const hearing = new AsyncLocalStorage<Hearing>();
 
-/** Where warnings of kept files go (the CLI: its stderr); each line is said once until the next call. */
-export function onKeptFileProblem(report: ((line: string) => void) | undefined): void {
-  reporter = report;
-  said.clear();
+/** Runs `fn` with warnings of kept files going to `report` (the CLI: its stderr), each line once within it. */
+export function hearingKeptProblems<T>(report: (line: string) => void, fn: () => T): T {
+  return hearing.run({ report, said: new Set() }, fn);
 }
 
-/** Says `warning: PATH: WHAT` once. */
+/** Says `warning: PATH: WHAT` once, to whoever runs the calling code under `hearingKeptProblems`. */
 export function sayKeptProblem(path: string, what: string): void {
+  const h = hearing.getStore();
+  if (!h) return;
   const line = `warning: ${path}: ${what}`;
-  if (said.has(line)) return;
-  said.add(line);
-  reporter?.(line);
+  if (h.said.has(line)) return;
+  h.said.add(line);
+  h.report(line);
 }
 
 /**

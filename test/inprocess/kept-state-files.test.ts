@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 import { FLAVORS } from '../support/batch-jobs.js';
-import { onKeptFileProblem } from '../../src/internal/kept-state.js';
+import { hearingKeptProblems } from '../../src/internal/kept-state.js';
 import { pendingCreate } from '../../src/batch/pending-create.js';
 
 let t: CliEnv;
@@ -63,12 +63,7 @@ it('a damaged create record is said, and taken as no earlier create', () => {
   mkdirSync(join(state, 'creates'), { recursive: true });
   writeFileSync(join(state, 'creates', 'k1.json'), '{"sent_at": ');
   const said: string[] = [];
-  onKeptFileProblem((l) => said.push(l));
-  try {
-    expect(pendingCreate({ ROUTER_STATE_DIR: state }, 'k1')).toBeUndefined();
-  } finally {
-    onKeptFileProblem(undefined);
-  }
+  hearingKeptProblems((l) => said.push(l), () => expect(pendingCreate({ ROUTER_STATE_DIR: state }, 'k1')).toBeUndefined());
   // Was: undefined, unsaid.
   expect(said).toEqual([`warning: ${join(state, 'creates', 'k1.json')}: is damaged (not a create record): taken as no earlier create (router batch list shows whether it made a batch)`]);
 });
@@ -90,12 +85,7 @@ describe('kept files of chat: said, not taken as empty in silence', () => {
     writeFileSync(join(state, 'repl-history'), '"one"\n{"torn\n"two"\n');
     const { loadHistory } = await import('../../src/cli/commands/chat/repl-more.js');
     const said: string[] = [];
-    onKeptFileProblem((l) => said.push(l));
-    try {
-      expect(loadHistory({ ROUTER_STATE_DIR: state })).toEqual(['two', 'one']);
-    } finally {
-      onKeptFileProblem(undefined);
-    }
+    hearingKeptProblems((l) => said.push(l), () => expect(loadHistory({ ROUTER_STATE_DIR: state })).toEqual(['two', 'one']));
     expect(said).toEqual([`warning: ${join(state, 'repl-history')}: 1 damaged line left out (the others are read; fix them or delete them)`]);
   });
 
@@ -105,12 +95,7 @@ describe('kept files of chat: said, not taken as empty in silence', () => {
     writeFileSync(join(dir, 'LAST'), 'not an id!\n');
     const { ConversationStore } = await import('../../src/kit/conversation-store.js');
     const said: string[] = [];
-    onKeptFileProblem((l) => said.push(l));
-    try {
-      expect(new ConversationStore({ dir }).last()).toBeNull();
-    } finally {
-      onKeptFileProblem(undefined);
-    }
+    hearingKeptProblems((l) => said.push(l), () => expect(new ConversationStore({ dir }).last()).toBeNull());
     // Was: unsaid.
     expect(said).toEqual([`warning: ${join(dir, 'LAST')}: is damaged (no conversation id): the most recent conversation is taken as the last`]);
   });
