@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { VERSION } from '../client/version.js';
 import { EXIT } from './exit-codes.js';
 
@@ -34,16 +34,33 @@ function renderedHelp(): string | undefined {
 }
 
 /**
+ * Writes `text` to stdout straight to its file descriptor: process.stdout, a stream over it, loads
+ * node's streams and net (28 modules, ~100 page faults: more than the rest of the answer). Only what
+ * the descriptor cannot take now (EAGAIN: a non-blocking pipe, full) goes through process.stdout.
+ */
+async function writeOut(text: string): Promise<NodeJS.ErrnoException | null | undefined> {
+  const bytes = Buffer.from(text);
+  let written = 0;
+  try {
+    while (written < bytes.length) written += writeSync(1, bytes, written);
+    return undefined;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') return err as NodeJS.ErrnoException;
+  }
+  return new Promise((resolve) => {
+    process.stdout.once('error', resolve);
+    process.stdout.write(bytes.subarray(written), resolve);
+  });
+}
+
+/**
  * `router --version` and, off a terminal, `router --help`, which bin/router.cjs sends here: answered
  * without loading the command tree (a bare node start). Anything else goes to main.
  */
 export async function main(argv: string[]): Promise<number> {
   const text = argv[2] === '--version' || argv[2] === '-V' ? `${VERSION}\n` : renderedHelp();
   if (text === undefined) return (await import('./main.js')).main(argv);
-  const err = await new Promise<NodeJS.ErrnoException | null | undefined>((resolve) => {
-    process.stdout.once('error', resolve);
-    process.stdout.write(text, resolve);
-  });
+  const err = await writeOut(text);
   // A failed write (a full disk) is reported as every command's is.
   if (!err || err.code === 'EPIPE') return EXIT.OK;
   const [{ reportError }, { IO }] = await Promise.all([import('./errors.js'), import('./io/io.js')]);
