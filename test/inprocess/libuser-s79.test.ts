@@ -1,0 +1,49 @@
+import { resolve } from 'node:path';
+import { expect, it } from 'vitest';
+import { RouterClient } from '../../src/client/index.js';
+import type { Emulator } from '../../src/emulator/server.js';
+import { commandTool, ResultBudget, runToolCall, ToolSet } from '../../src/kit/index.js';
+import { emulatorPerFile } from '../support/inprocess-env.js';
+
+// Session 79: a program's first hour with the library, from the installed tarball.
+const FIXTURE = resolve(import.meta.dirname, '..', 'support', 'mcp-fixture-server.mjs');
+let emu: Emulator;
+
+emulatorPerFile('router-libuser-79-', (f) => ({ emu } = f));
+
+it("an MCP server given the program's own environment, keys and all, starts without any client's key", async () => {
+  const mine = emu.store.firstKeys().apiKey;
+  const theirs = 'sk-rt-v1-the-other-clients-key-0123456789';
+  const a = new RouterClient({ apiKey: mine, apiRoot: emu.apiRoot });
+  const b = new RouterClient({ apiKey: theirs, apiRoot: 'http://127.0.0.1:9/api' });
+  // As a JavaScript program writes it: its whole environment, with router's variable and a copy of its own.
+  const env = { PATH: process.env.PATH!, ROUTER_API_KEY: mine, MY_COPY: theirs, KEPT: 'yes' };
+  const tools = await ToolSet.open({ mcp: [`'${process.execPath}' '${FIXTURE}' env`], env });
+  try {
+    const result = await runToolCall(tools.tools, { id: '1', name: 'env', arguments: '{}' }, { signal: AbortSignal.timeout(30_000), timeoutMs: 30_000, budget: new ResultBudget() });
+    const seen = JSON.parse(result.text) as Record<string, string>;
+    // Was ROUTER_API_KEY and MY_COPY as given: a command tool leaves them out, the server got them.
+    expect(seen.KEPT).toBe('yes');
+    expect(result.text).not.toContain(mine);
+    expect(result.text).not.toContain(theirs);
+    expect(seen).not.toHaveProperty('ROUTER_API_KEY');
+  } finally {
+    await tools.close();
+    await Promise.all([a.close(), b.close()]);
+  }
+});
+
+it("a command tool run outside a prompt (runToolCall) is given no client's key either", async () => {
+  const mine = emu.store.firstKeys().apiKey;
+  const a = new RouterClient({ apiKey: mine, apiRoot: emu.apiRoot });
+  const dump = commandTool({ name: 'envdump', parameters: { type: 'object', properties: {} } }, ['sh', '-c', 'env | sort'], { PATH: process.env.PATH!, ROUTER_API_KEY: mine, MY_COPY: mine });
+  try {
+    const result = await runToolCall(new Map([['envdump', dump]]), { id: '1', name: 'envdump', arguments: '{}' }, { signal: AbortSignal.timeout(30_000), timeoutMs: 30_000, budget: new ResultBudget() });
+    expect(result.status).toBe('ok');
+    // Was ROUTER_API_KEY=… and MY_COPY=…: only a prompt's loop left the keys out.
+    expect(result.text).toContain('PATH=');
+    expect(result.text).not.toContain(mine);
+  } finally {
+    await a.close();
+  }
+});
