@@ -1,8 +1,11 @@
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { inspect } from 'node:util';
 import { expect, it } from 'vitest';
 import { RouterClient } from '../../src/client/index.js';
 import type { Emulator } from '../../src/emulator/server.js';
-import { commandTool, ResultBudget, runToolCall, ToolSet } from '../../src/kit/index.js';
+import { budgetLimits, chatModel, commandTool, ResultBudget, runToolCall, serviceListPrices, SpendGuard, ToolSet } from '../../src/kit/index.js';
 import { emulatorPerFile } from '../support/inprocess-env.js';
 
 // Session 79: a program's first hour with the library, from the installed tarball.
@@ -45,5 +48,32 @@ it("a command tool run outside a prompt (runToolCall) is given no client's key e
     expect(result.text).not.toContain(mine);
   } finally {
     await a.close();
+  }
+});
+
+it('a model, a conversation, a guard or a tool set a program logs prints none of the environment it was given', async () => {
+  const secret = 'aws-secret-the-program-keeps-0123456789';
+  const dir = mkdtempSync(join(tmpdir(), 'router-libuser-79-log-'));
+  const env = { PATH: process.env.PATH!, ROUTER_STATE_DIR: dir, ROUTER_CONFIG_DIR: dir, AWS_SECRET_ACCESS_KEY: secret };
+  const client = new RouterClient({ apiKey: emu.store.firstKeys().apiKey, apiRoot: emu.apiRoot });
+  const model = chatModel(client, 'local/echo', { env });
+  const guard = new SpendGuard({ prices: serviceListPrices(client), budgets: budgetLimits({ profile: 'logged', daily: 1 }), env });
+  const tools = await ToolSet.open({ mcp: [`'${process.execPath}' '${FIXTURE}' env`], env });
+  try {
+    await model.prompt('hi', { guard, request: { max_completion_tokens: 10 } });
+    // A hold is taken while a call is under way: logged then too.
+    await guard.check({ body: { model: 'local/echo', messages: [{ role: 'user', content: 'hi' }], max_completion_tokens: 10 }, models: ['local/echo'], limitField: 'max_completion_tokens', completes: true });
+    const logged = { model, conversation: model.conversation(), guard, tools };
+    for (const [name, value] of Object.entries(logged)) {
+      // Was the whole environment, as given or process.env: console.log(model) printed every secret in it.
+      expect(JSON.stringify(value) ?? '', name).not.toContain(secret);
+      expect(inspect(value, { depth: 20 }), name).not.toContain(secret);
+    }
+    guard.unsent();
+  } finally {
+    guard.release();
+    await tools.close();
+    await client.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
