@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { expect, it } from 'vitest';
-import { RouterClient } from '../../src/client/index.js';
+import { RouterClient, ValidationError } from '../../src/client/index.js';
 import type { Emulator } from '../../src/emulator/server.js';
-import { budgetLimits, chatModel, commandTool, ResultBudget, runToolCall, serviceListPrices, SpendGuard, ToolSet } from '../../src/kit/index.js';
+import { budgetLimits, chatModel, commandTool, ResultBudget, pricesFrom, runToolCall, serviceListPrices, SpendError, SpendGuard, ToolSet } from '../../src/kit/index.js';
 import { emulatorPerFile } from '../support/inprocess-env.js';
 
 // Session 79: a program's first hour with the library, from the installed tarball.
@@ -75,5 +75,22 @@ it('a model, a conversation, a guard or a tool set a program logs prints none of
     await tools.close();
     await client.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+it('a guard made without prices is refused where it is made; pricesFrom takes the model list as it is kept', async () => {
+  // Was accepted, then a TypeError (this.opts.prices is not a function) at the first prompt.
+  expect(() => new SpendGuard({ maxCost: 1 } as never)).toThrow(ValidationError);
+  expect(() => new SpendGuard({ maxCost: 1 } as never)).toThrow('serviceListPrices(client)');
+  const client = new RouterClient({ apiKey: emu.store.firstKeys().apiKey, apiRoot: emu.apiRoot });
+  try {
+    // The list a program keeps, as the docs word it: was "list is not a function" at the first check.
+    const kept = await client.models.list();
+    const guard = new SpendGuard({ prices: pricesFrom(kept), maxCost: 0.000001 });
+    const refused = await chatModel(client, 'local/echo').prompt('hi', { guard }).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(SpendError);
+    expect(refused).toMatchObject({ code: 'cost_cap_exceeded' });
+  } finally {
+    await client.close();
   }
 });
