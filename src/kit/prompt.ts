@@ -141,7 +141,7 @@ async function ask(client: RouterClient, model: string, sent: ChatMessage[], pro
     await opts.beforeRequest?.(req, usage?.cost ?? 0);
     const onText = opts.onText;
     const send = () => (onText ? streamed(client, req, signal, onText) : client.chat.create(req, { signal }));
-    const completion = await guardedChat(opts.guard, req, opts.request?.max_completion_tokens !== undefined, 'kit', send);
+    const completion = await guardedChat(opts.guard, req, opts.request?.max_completion_tokens !== undefined, 'kit', send, signal);
     usage = addUsage(usage, completion.usage);
     const { text, failure } = readCompletion(completion);
     if (failure) throw failure;

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { inspect } from 'node:util';
@@ -92,5 +92,28 @@ it('a guard made without prices is refused where it is made; pricesFrom takes th
     expect(refused).toMatchObject({ code: 'cost_cap_exceeded' });
   } finally {
     await client.close();
+  }
+});
+
+it("a prompt its caller's signal stops mid-stream is counted by its guard, as the service may have charged it", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'router-libuser-79-stop-'));
+  const client = new RouterClient({ apiKey: emu.store.firstKeys().apiKey, apiRoot: emu.apiRoot });
+  const guard = new SpendGuard({ prices: serviceListPrices(client), maxCost: 1, budgets: budgetLimits({ profile: 'stopped', daily: 1 }), env: { ROUTER_STATE_DIR: dir } });
+  const stop = new AbortController();
+  let pieces = 0;
+  try {
+    const onText = () => (++pieces === 3 ? stop.abort(new Error('enough')) : undefined);
+    await expect(chatModel(client, 'local/lorem').prompt('write 300 words', { guard, signal: stop.signal, onText })).rejects.toThrow('enough');
+    // Was 0 and an empty ledger: a program that stops each answer early was never held to its cap or budget.
+    expect(guard.spent).toBeGreaterThan(0);
+    expect(readFileSync(join(dir, 'usage.jsonl'), 'utf8')).toContain('"unsettled":');
+    // Stopped before it was sent: nothing was, and nothing is counted.
+    const before = guard.spent;
+    await expect(chatModel(client, 'local/lorem').prompt('hi', { guard, signal: AbortSignal.abort(new Error('never')) })).rejects.toThrow('never');
+    expect(guard.spent).toBe(before);
+  } finally {
+    guard.release();
+    await client.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
