@@ -5,7 +5,7 @@ import { inspect } from 'node:util';
 import { expect, it } from 'vitest';
 import { RouterClient, ValidationError } from '../../src/client/index.js';
 import type { Emulator } from '../../src/emulator/server.js';
-import { budgetLimits, chatModel, commandTool, ResultBudget, pricesFrom, runToolCall, serviceListPrices, SpendError, SpendGuard, ToolSet } from '../../src/kit/index.js';
+import { ToolSourceError, budgetLimits, chatModel, commandTool, ResultBudget, pricesFrom, runToolCall, serviceListPrices, SpendError, SpendGuard, ToolSet } from '../../src/kit/index.js';
 import { emulatorPerFile } from '../support/inprocess-env.js';
 
 // Session 79: a program's first hour with the library, from the installed tarball.
@@ -115,5 +115,17 @@ it("a prompt its caller's signal stops mid-stream is counted by its guard, as th
     guard.release();
     await client.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+it('a tool with no run() (a declaration in tools, from JavaScript) is refused before anything is sent', async () => {
+  const client = new RouterClient({ apiKey: emu.store.firstKeys().apiKey, apiRoot: emu.apiRoot });
+  try {
+    // Was sent, and the model told "the tool failed: tool.run is not a function" at its first call.
+    const refused = await chatModel(client, 'local/tools').prompt('please add', { tools: [{ name: 'add' } as never] }).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(ToolSourceError);
+    expect(refused).toMatchObject({ code: 'invalid', message: expect.stringContaining('tools[0] (add) is no tool: make it with functionTool()') });
+  } finally {
+    await client.close();
   }
 });
