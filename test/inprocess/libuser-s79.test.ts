@@ -5,7 +5,7 @@ import { inspect } from 'node:util';
 import { expect, it } from 'vitest';
 import { RouterClient, ValidationError } from '../../src/client/index.js';
 import type { Emulator } from '../../src/emulator/server.js';
-import { ToolSourceError, budgetLimits, chatModel, commandTool, ResultBudget, pricesFrom, runToolCall, serviceListPrices, SpendError, SpendGuard, ToolSet } from '../../src/kit/index.js';
+import { SchemaError, ToolSourceError, budgetLimits, chatModel, commandTool, ResultBudget, pricesFrom, runToolCall, serviceListPrices, SpendError, SpendGuard, ToolSet } from '../../src/kit/index.js';
 import { emulatorPerFile } from '../support/inprocess-env.js';
 
 // Session 79: a program's first hour with the library, from the installed tarball.
@@ -125,6 +125,20 @@ it('a tool with no run() (a declaration in tools, from JavaScript) is refused be
     const refused = await chatModel(client, 'local/tools').prompt('please add', { tools: [{ name: 'add' } as never] }).catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(ToolSourceError);
     expect(refused).toMatchObject({ code: 'invalid', message: expect.stringContaining('tools[0] (add) is no tool: make it with functionTool()') });
+  } finally {
+    await client.close();
+  }
+});
+
+it('a schema given as text (from JavaScript) is read as answerSchema() reads it, else a SchemaError', async () => {
+  const client = new RouterClient({ apiKey: emu.store.firstKeys().apiKey, apiRoot: emu.apiRoot });
+  const model = chatModel(client, 'local/lorem');
+  try {
+    // Was a TypeError: "Cannot use 'in' operator to search for 'validate' in …".
+    const city = await model.prompt('a city', { schema: '{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}' as never });
+    expect(typeof (city.json as { name: unknown }).name).toBe('string');
+    await expect(model.prompt('a city', { schema: 'name, age int' as never })).rejects.toThrow(SchemaError);
+    await expect(model.prompt('a city', { schema: 5 as never })).rejects.toMatchObject({ name: 'SchemaError', code: 'not_object' });
   } finally {
     await client.close();
   }
