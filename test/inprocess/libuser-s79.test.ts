@@ -143,3 +143,10 @@ it('a schema given as text (from JavaScript) is read as answerSchema() reads it,
     await client.close();
   }
 });
+
+it('a key with its file\'s newline is refused where the client is made, naming apiKey', () => {
+  const key = `${emu.store.firstKeys().apiKey}\n`;
+  // Was refused at each call as "the value of header authorization …", which the program never named.
+  expect(() => new RouterClient({ apiKey: key, apiRoot: emu.apiRoot })).toThrow(ValidationError);
+  expect(() => new RouterClient({ apiKey: key, apiRoot: emu.apiRoot })).toThrow(/^apiKey holds a line break .*trim\(\) it/);
+});
