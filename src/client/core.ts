@@ -7,7 +7,7 @@ import { KEEP_ALIVE } from '../internal/keep-alive.js';
 import { withoutUserinfo } from '../internal/userinfo.js';
 import type { AnswerBody } from './answer-body.js';
 import { redirected, unexpectedContent } from './content-type.js';
-import { checkClientNumbers, checkedApiRoot, checkHeaders, checkRelativePath, checkUnderRoot } from './request-checks.js';
+import { checkApiKey, checkClientNumbers, checkedApiRoot, checkHeaders, checkRelativePath, checkUnderRoot } from './request-checks.js';
 import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter, retriesAnswer } from './retry.js';
 
 export { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter };
@@ -113,6 +113,7 @@ export class HttpCore {
     this.keyless = opts.keyless === true;
     this.apiRoot = checkedApiRoot(opts.apiRoot ?? DEFAULT_API_ROOT, DEFAULT_API_ROOT);
     checkClientNumbers(opts);
+    checkApiKey(opts.apiKey);
     checkHeaders({ ...opts.headers, authorization: opts.apiKey === undefined ? undefined : `Bearer ${opts.apiKey}`, 'user-agent': opts.userAgent });
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;

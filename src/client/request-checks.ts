@@ -35,6 +35,13 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** What HTTP lets a header value hold: no line break (it would start another header), no other control character. */
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
+/** A key HTTP can carry: else a ValidationError when the client is made, not at each call (its value never said). */
+export function checkApiKey(apiKey: unknown): void {
+  if (typeof apiKey === 'string' && !FIELD_VALUE.test(apiKey)) {
+    throw new ValidationError('apiKey holds a line break or another character HTTP headers cannot carry (a key read from a file keeps its last newline: trim() it)');
+  }
+}
+
 /** Header names and values that HTTP can carry as given, else a ValidationError naming the header (its value never). */
 export function checkHeaders(headers: Record<string, string | undefined>): void {
   for (const [name, value] of Object.entries(headers)) {

@@ -68,7 +68,7 @@ export async function chatWithTools(client: RouterClient, request: ChatCompletio
   let rounds = 0;
   const send = async () => {
     // Before each request, the first included: a round that could pass what is left is not sent.
-    const completion = await guardedChat(guard, req, request.max_completion_tokens !== undefined, opts.command ?? 'kit', () => client.chat.create(req, { signal }));
+    const completion = await guardedChat(guard, req, request.max_completion_tokens !== undefined, opts.command ?? 'kit', () => client.chat.create(req, { signal }), signal);
     opts.on?.answer?.(completion, rounds);
     return { completion, message: (completion.choices[0]?.message ?? { role: 'assistant', content: null }) as AssembledMessage };
   };

@@ -75,7 +75,8 @@ export async function runCommand(command: string | string[], input: string, sign
   signal.throwIfAborted();
   const [file, args] = typeof command === 'string' ? ['/bin/sh', ['-c', command]] : [command[0]!, command.slice(1)];
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env });
+    // Whatever env is given: never router's key variables nor a key this process's clients send.
+    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env: toolEnv(env) });
     // Each stream has a room of its own: what a tool logs on stderr never takes the place of its result.
     const out = keptOutput('output');
     const err = keptOutput('stderr');
@@ -135,8 +136,8 @@ export async function folderProgram(command: string | string[]): Promise<string 
 
 /**
  * A tool whose calls run `command`, with `env` (use `toolEnv()`: without router's keys). Without one,
- * this process's environment without the key variables: never all of it, keys and all. Run by a
- * prompt's loop, any variable holding its client's key is left out too.
+ * this process's environment without the key variables: never all of it, keys and all. Whatever
+ * `env` is, any variable holding a key a client of this process sends is left out (runCommand).
  */
 export function commandTool(def: { name: string; description?: string | undefined; parameters?: Record<string, unknown> | undefined }, command: string | string[], env: Record<string, string> = toolEnv(process.env)): Tool {
   return {

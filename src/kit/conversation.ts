@@ -32,16 +32,21 @@ export interface ConversationOptions {
 }
 
 export class ChatModel {
+  // Private (#): a program that logs its model (util.inspect, a logger's JSON) never prints its environment.
+  readonly #env: NodeJS.ProcessEnv;
+
   constructor(
     readonly client: RouterClient,
     /** An `<author>/<slug>` model id. */
     readonly id: string,
-    private readonly env: NodeJS.ProcessEnv = process.env,
-  ) {}
+    env: NodeJS.ProcessEnv = process.env,
+  ) {
+    this.#env = env;
+  }
 
   /** A prompt's options with its `model`, an alias `router aliases set` keeps, as the model id it names. */
   aliased(opts: PromptOptions | undefined): PromptOptions | undefined {
-    const model = opts?.model === undefined ? undefined : resolveModel(opts.model, this.env);
+    const model = opts?.model === undefined ? undefined : resolveModel(opts.model, this.#env);
     return model === undefined || model === opts!.model ? opts : { ...opts, model };
   }
 

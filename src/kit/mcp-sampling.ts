@@ -54,6 +54,6 @@ export function modelSampler(client: RouterClient, model: string, opts: SamplerO
   checkOptions('modelSampler()', opts, SAMPLER_OPTIONS);
   return async (params, _server, signal) => {
     const req = samplingChatRequest(params, model);
-    return samplingResult(await guardedChat(opts.guard, req, false, opts.command ?? 'kit', () => client.chat.create(req, { signal })), model);
+    return samplingResult(await guardedChat(opts.guard, req, false, opts.command ?? 'kit', () => client.chat.create(req, { signal }), signal), model);
   };
 }

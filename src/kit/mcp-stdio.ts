@@ -9,6 +9,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { endGroup, signalGroup } from '../internal/process-group.js';
 import { atExit } from '../internal/exit-hooks.js';
+import { toolEnv } from './tool-env.js';
 
 /** The longest message taken from a server (a result is cut at 1 MiB anyway; all results of a chat keep 64 MiB). */
 export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -37,7 +38,14 @@ export class GroupStdioTransport implements Transport {
   private lineBytes = 0;
   private forget = () => {};
 
-  constructor(private readonly server: StdioServer) {}
+  private readonly server: Omit<StdioServer, 'env'>;
+  // Private (#): a program that logs its tools (util.inspect, a logger's JSON) never prints the environment given.
+  readonly #env: Record<string, string>;
+
+  constructor({ env, ...server }: StdioServer) {
+    this.server = server;
+    this.#env = env;
+  }
 
   get pid(): number | undefined {
     return this.child?.pid;
@@ -45,8 +53,9 @@ export class GroupStdioTransport implements Transport {
 
   async start(): Promise<void> {
     const [{ spawn }, { deserializeMessage }, { getDefaultEnvironment }] = await Promise.all([import('node:child_process'), import('@modelcontextprotocol/sdk/shared/stdio.js'), import('@modelcontextprotocol/sdk/client/stdio.js')]);
-    // As the SDK's transport: HOME, LOGNAME, PATH, SHELL, TERM and USER under what is given.
-    const env = { ...getDefaultEnvironment(), ...this.server.env };
+    // As the SDK's transport: HOME, LOGNAME, PATH, SHELL, TERM and USER under what is given; whatever
+    // is given, never router's key variables nor a key this process's clients send (a program's `process.env`).
+    const env = toolEnv({ ...getDefaultEnvironment(), ...this.#env });
     const child = spawn(this.server.command, this.server.args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env });
     this.child = child;
     this.exited = new Promise((resolve) => child.once('exit', () => {

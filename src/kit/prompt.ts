@@ -113,7 +113,10 @@ export async function runPrompt(client: RouterClient, model: string, history: Ch
 /** The answer, and the schema's check of it (a conversation keeps the turn first, as the CLI does). */
 export async function promptTurn(client: RouterClient, model: string, history: ChatMessage[], prompt: string, opts: PromptOptions) {
   checkOptions('prompt()', opts, PROMPT_OPTIONS);
-  const schema = opts.schema === undefined ? undefined : 'validate' in opts.schema && typeof opts.schema.validate === 'function' ? (opts.schema as AnswerSchema) : await answerSchema(opts.schema as Record<string, unknown>);
+  const given: unknown = opts.schema;
+  // From JavaScript a schema may come as JSON text, or as no object at all: answerSchema() says which (a SchemaError), not a TypeError.
+  const compiled = typeof given === 'object' && given !== null && 'validate' in given && typeof given.validate === 'function';
+  const schema = given === undefined ? undefined : compiled ? (given as AnswerSchema) : await answerSchema(given as Record<string, unknown>);
   const own = Array.isArray(opts.tools) && opts.tools.length ? await ToolSet.open({ tools: opts.tools, signal: opts.signal }) : undefined;
   const set = own ?? (opts.tools instanceof ToolSet ? opts.tools : undefined);
   try {
@@ -141,7 +144,7 @@ async function ask(client: RouterClient, model: string, sent: ChatMessage[], pro
     await opts.beforeRequest?.(req, usage?.cost ?? 0);
     const onText = opts.onText;
     const send = () => (onText ? streamed(client, req, signal, onText) : client.chat.create(req, { signal }));
-    const completion = await guardedChat(opts.guard, req, opts.request?.max_completion_tokens !== undefined, 'kit', send);
+    const completion = await guardedChat(opts.guard, req, opts.request?.max_completion_tokens !== undefined, 'kit', send, signal);
     usage = addUsage(usage, completion.usage);
     const { text, failure } = readCompletion(completion);
     if (failure) throw failure;

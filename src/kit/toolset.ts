@@ -44,6 +44,10 @@ export class ToolSet {
 
   static async open(opts: ToolSetOptions): Promise<ToolSet> {
     checkOptions('ToolSet.open()', opts, TOOLSET_OPTIONS);
+    // From JavaScript, where no compiler says so: else the model is told "tool.run is not a function" at its first call.
+    for (const [i, t] of (opts.tools ?? []).entries()) {
+      if (typeof t?.name !== 'string' || typeof t.run !== 'function') throw new ToolSourceError(`tools[${i}]${typeof t?.name === 'string' ? ` (${t.name})` : ''} is no tool: make it with functionTool() or commandTool(), or give it as declared (ToolSet.open({ declared })) for the caller to run`, 'invalid');
+    }
     const set = new ToolSet(opts.declared ?? []);
     try {
       for (const spec of opts.mcp ?? []) set.servers.push(await connectMcp(spec, { env: opts.env ?? {}, startTimeoutMs: opts.startTimeoutMs, signal: opts.signal, roots: opts.roots, sample: opts.sample, elicit: opts.elicit, onPlainHttp: opts.onPlainHttp }));

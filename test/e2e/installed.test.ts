@@ -103,6 +103,39 @@ describe('the installed package (npm pack, npm install of the tarball)', () => {
     expect(r.stdout).toBe('echo,today string true\n');
   });
 
+  it('is a good citizen in a program: no output, no process state changed, no key reaching a server or a log, exits', async () => {
+    mkdirSync(join(dir, 'citizen'), { recursive: true });
+    symlinkSync(join(prefix, 'node_modules'), join(dir, 'citizen', 'node_modules'));
+    const file = join(dir, 'citizen', 'citizen.mjs');
+    writeFileSync(file, `
+const said = [];
+for (const s of [process.stdout, process.stderr]) s.write = (c) => (said.push(String(c)), true);
+const state = () => JSON.stringify([process.eventNames().map((e) => [String(e), process.listenerCount(e)]), Error.stackTraceLimit, process.cwd(), process.env, process.exitCode, globalThis[Symbol.for('undici.globalDispatcher.1')] === undefined]);
+const before = state();
+const { RouterClient } = await import('router-cli');
+const { chatModel, functionTool, serviceListPrices, SpendGuard, ToolSet } = await import('router-cli/kit');
+await import('router-cli/batch');
+const apiKey = process.env.ROUTER_API_KEY;
+const client = new RouterClient({ apiKey, apiRoot: process.env.ROUTER_API_ROOT });
+const model = chatModel(client, 'local/tools');
+const guard = new SpendGuard({ prices: serviceListPrices(client), maxCost: 0.05 });
+const add = functionTool('add', { type: 'object', properties: { a: { type: 'number' } } }, ({ a }) => a);
+const tools = await ToolSet.open({ tools: [add], mcp: [process.argv[2] + ' env'], env: process.env });
+const r = await model.prompt('please add, and env', { tools, guard });
+await tools.close();
+await client.close();
+const served = r.toolCalls.find((c) => c.call.name === 'env').outcome.text;
+const logged = JSON.stringify([model, guard, tools]);
+process.stdout.write = (c) => process.stdout.constructor.prototype.write.call(process.stdout, c);
+console.log(JSON.stringify({ said, same: state() === before, served: served.includes(apiKey), logged: logged.includes(apiKey) }));
+`);
+    const fixture = join(ROOT, 'test', 'support', 'mcp-fixture-server.mjs');
+    const r = await run(process.execPath, [file, `'${process.execPath}' '${fixture}'`], { cwd: join(dir, 'citizen'), encoding: 'utf8', env: { ...process.env, ...t.env }, timeout: 60_000 });
+    // Exited by itself (no handle left open), and said nothing of its own.
+    expect(JSON.parse(r.stdout)).toEqual({ said: [], same: true, served: false, logged: false });
+    expect(r.stderr).toBe('');
+  });
+
   // `router serve`, and any call with a "serve" among its words, starts from the modules, whose --jq
   // worker loaded node_modules/jq-wasm: as npm unpacked it, without the run() the build adds in a
   // checkout ("--jq: jq.run is not a function", exit 1).

@@ -39,11 +39,11 @@ export class BudgetHold {
   readonly path: string;
   private readonly rec: HoldRecord;
   private written = false;
-  private readonly env: NodeJS.ProcessEnv;
+  readonly #env: NodeJS.ProcessEnv;
 
   /** `ignoreBudget`: how a refusal (a BudgetUnkept) names the way past the budgets. */
   constructor(env: NodeJS.ProcessEnv, profile: string, usd: number, call: HoldCall = {}, ignoreBudget?: string) {
-    this.env = env;
+    this.#env = env;
     this.path = join(holdsDir(env), `${process.pid}-${randomHex(6)}.json`);
     this.rec = { profile, usd, pid: process.pid, started: processStart(process.pid), time: new Date().toISOString(), ...call };
     try {
@@ -197,7 +197,7 @@ export class BudgetHold {
    * line says what it cost: its bound goes to the ledger as a process killed then would leave it (hold-record.ts), and the hold is released.
    */
   countUnknown(): void {
-    if (this.written) orphaned(this.env, this.path, this.rec, Date.now(), false);
+    if (this.written) orphaned(this.#env, this.path, this.rec, Date.now(), false);
     this.release();
   }
 
@@ -207,7 +207,7 @@ export class BudgetHold {
    */
   countUnknownOf(usd: number, left: number): boolean {
     const { id: _id, endpoint: _endpoint, ...rec } = this.rec;
-    if (usd > 0 && appendUsage(this.env, unsettledLine({ ...rec, usd })) !== undefined) return false;
+    if (usd > 0 && appendUsage(this.#env, unsettledLine({ ...rec, usd })) !== undefined) return false;
     this.set(left);
     return true;
   }
@@ -242,7 +242,7 @@ export class BudgetHold {
   readonly release = (): void => {
     this.unplaced();
     // A sent batch create whose answer was never heard (Ctrl-C, the answer lost): its batch may exist, so its bound stays held.
-    const kept = this.written && this.rec.sent !== undefined && keepUnheard(this.env, this.path, this.rec);
+    const kept = this.written && this.rec.sent !== undefined && keepUnheard(this.#env, this.path, this.rec);
     // A later set() (a cost logged after) must not write it again.
     this.written = false;
     if (kept) return;

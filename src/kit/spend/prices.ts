@@ -10,10 +10,13 @@ export interface ListedModel {
   context_length?: unknown;
 }
 
-/** The prices of models from a list; a model not in it, or one without prices, is the sentence saying so. */
-export function pricesFrom(list: (refresh: boolean) => Promise<ListedModel[]>): (models: string[], refresh: boolean) => Promise<Pricing[] | string> {
+/**
+ * The prices of models from a list (one kept, or a function that reads it); a model not in it, or one without
+ * prices, is the sentence saying so.
+ */
+export function pricesFrom(list: readonly ListedModel[] | ((refresh: boolean) => Promise<readonly ListedModel[]>)): (models: string[], refresh: boolean) => Promise<Pricing[] | string> {
   return async (ids, refresh) => {
-    const models = await list(refresh);
+    const models = typeof list === 'function' ? await list(refresh) : list;
     const prices: Pricing[] = [];
     for (const id of ids) {
       const model = models.find((m) => m.id === id);

@@ -4,6 +4,7 @@ import type { BudgetHold, HoldCall } from './budget-hold.js';
 import type { CallSize, Pricing } from './cost-bound.js';
 import type { Cap } from './fit.js';
 import { checkOptions, optionNames } from '../../client/option-names.js';
+import { ValidationError } from '../../client/errors.js';
 
 /** What a check found: the bound of the call as it will be sent, and what held it. */
 export interface Checked {
@@ -42,6 +43,8 @@ const SPEND_GUARD_OPTIONS = optionNames<SpendGuardOptions>()({ prices: 1, env: 1
 /** A guard's options, once none is one it does not know (`checkOptions`). */
 export function checkedOptions(opts: SpendGuardOptions): SpendGuardOptions {
   checkOptions('new SpendGuard()', opts, SPEND_GUARD_OPTIONS);
+  // Else a TypeError at the first check, far from the cause (from JavaScript, or a list given as it is).
+  if (typeof opts.prices !== 'function') throw new ValidationError('new SpendGuard() needs prices, a function of the models\' ids: serviceListPrices(client), or pricesFrom(list) for a model list you keep');
   return opts;
 }
 

@@ -26,7 +26,8 @@ export { PROGRAM_WORDS, type Checked, type SpendEvents, type SpendGuardOptions, 
 const NEAR_LINE = 0.5;
 
 export class SpendGuard {
-  readonly env: NodeJS.ProcessEnv;
+  // Private (#), as its options: a program that logs its guard (util.inspect, a logger's JSON) never prints its environment.
+  readonly #env: NodeJS.ProcessEnv;
   readonly words: SpendWords;
   private first?: Checked | undefined;
   private firstCheck?: Promise<Checked> | undefined;
@@ -37,9 +38,22 @@ export class SpendGuard {
   /** release() was called while calls of the guard were under way: the hold goes once the last ends. */
   private releaseWanted = false;
 
-  constructor(readonly opts: SpendGuardOptions) {
-    this.env = checkedOptions(opts).env ?? process.env;
+  readonly #opts: SpendGuardOptions;
+
+  constructor(opts: SpendGuardOptions) {
+    this.#opts = opts;
+    this.#env = checkedOptions(opts).env ?? process.env;
     this.words = opts.words ?? PROGRAM_WORDS;
+  }
+
+  /** The options it was made with (its `env` among them: private, as `env`). */
+  get opts(): SpendGuardOptions {
+    return this.#opts;
+  }
+
+  /** Where the ledger and holds live (`ROUTER_STATE_DIR`, …). */
+  get env(): NodeJS.ProcessEnv {
+    return this.#env;
   }
 
   /** Whether the calls hold what they may cost against the budgets while they run. */
