@@ -26,3 +26,4 @@ export { runPrompt, type PromptOptions, type PromptResponse, type SchemaAnswer }
 export { aliasesPath, isAliasName, readAliases, setAlias, removeAlias, resolveModel } from './model-aliases.js';
 export { fillPlaceholders, fillPrompt, placeholderNames } from './placeholders.js';
 export { clearModelOptions, modelOptionsPath, optionsOf, readModelOptions, setModelOption, type ModelOptions } from './model-options.js';
+export { hearingKeptProblems } from '../internal/kept-state.js';
