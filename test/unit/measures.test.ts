@@ -35,6 +35,10 @@ describe('Measures', () => {
       t.end();
       expect(m.beingExplored(`p${ends.indexOf(end)}`, 'test/m')).toBe(false);
     }
+    // A claim never given back is dropped by the next sample.
+    new Timing(m, 'lost', 'test/m');
+    m.answered('lost', 'test/m', 1, 1, 1);
+    expect(m.beingExplored('lost', 'test/m')).toBe(false);
     // Measured: an attempt there explores nothing.
     m.answered('a', 'test/m', 1, 1, 1);
     new Timing(m, 'a', 'test/m');

@@ -59,6 +59,8 @@ export class Measures {
     const key = `${provider}\n${model}`;
     let window = this.windows.get(key);
     if (!window) this.windows.set(key, (window = { samples: [] }));
+    // Measured now: no attempt explores it, one that never ended (a relay that threw) included.
+    this.exploring.delete(key);
     window.samples.push(sample);
     if (window.samples.length > WINDOW) window.samples.shift();
     window.measured = undefined;
