@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Measures } from '../../src/emulator/routing/measures.js';
+import { Measures, Timing } from '../../src/emulator/routing/measures.js';
 
 // The window the latency and throughput sorts read (routing/measures.ts): bounded in count and in age, so memory
 // stays flat and a provider measured long ago is measured anew (unmeasured ones are asked first).
@@ -23,5 +23,34 @@ describe('Measures', () => {
     expect(m.of('a', 'test/m')?.latency.p50).toBe(4);
     now = 6 * 60_000 + 1;
     expect(m.of('a', 'test/m')).toBeUndefined();
+  });
+
+  it('counts an attempt at an unmeasured provider until it ends, once, however it ends', () => {
+    const m = new Measures(() => 0);
+    const ends: ((t: Timing) => void)[] = [(t) => t.failed(), (t) => t.whole({ completion_tokens: 1 }), (t) => t.relayed({}), (t) => t.end()];
+    for (const end of ends) {
+      const t = new Timing(m, `p${ends.indexOf(end)}`, 'test/m');
+      expect(m.beingExplored(`p${ends.indexOf(end)}`, 'test/m')).toBe(true);
+      end(t);
+      t.end();
+      expect(m.beingExplored(`p${ends.indexOf(end)}`, 'test/m')).toBe(false);
+    }
+    // A claim never given back is dropped by the next sample.
+    new Timing(m, 'lost', 'test/m');
+    m.answered('lost', 'test/m', 1, 1, 1);
+    expect(m.beingExplored('lost', 'test/m')).toBe(false);
+    // Measured: an attempt there explores nothing.
+    m.answered('a', 'test/m', 1, 1, 1);
+    new Timing(m, 'a', 'test/m');
+    expect(m.beingExplored('a', 'test/m')).toBe(false);
+  });
+
+  it("shows the answers' percentiles alone: a failure has no latency", () => {
+    const m = new Measures(() => 0);
+    m.failed('a', 'test/m');
+    expect(m.shown('a', 'test/m')).toBeUndefined();
+    m.answered('a', 'test/m', 2, 4, 1);
+    expect(m.of('a', 'test/m')?.latency.p99).toBe(Infinity);
+    expect(m.shown('a', 'test/m')).toEqual({ latency: { p50: 2, p75: 2, p90: 2, p99: 2 }, throughput: { p50: 4, p75: 4, p90: 4, p99: 4 } });
   });
 });

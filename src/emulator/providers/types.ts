@@ -118,10 +118,14 @@ export function passesOver(status: number): boolean {
 }
 
 /** The hook chat.ts and the model list call (routing/gateway.ts): nothing else of the gateway is theirs. */
+import type { Measured } from '../routing/measures.js';
+
 export interface ChatGateway {
   takes(body: Record<string, unknown>): boolean;
   chat(ctx: Ctx, body: Record<string, unknown>): Promise<void>;
   listing(): Record<string, unknown>[];
+  /** What it measured of a provider's answers for a model (seconds, tokens a second); undefined when none. */
+  shown(provider: string, model: string): Measured | undefined;
   takesEmbeddings(body: Record<string, unknown>): boolean;
   embed(ctx: Ctx, body: Record<string, unknown>): Promise<void>;
   takesResponses(body: Record<string, unknown>): boolean;

@@ -7,6 +7,7 @@ import type { ProviderConfig } from '../providers/config.js';
 import { decimal } from '../../internal/decimal.js';
 import { listedModel } from './model-list.js';
 import { UPSTREAM_CHAT_PARAMETERS } from '../models/parameters.js';
+import type { Measured, Percentiles } from '../routing/measures.js';
 
 /** Tool choices an endpoint takes: all of them when it lists `tool_choice` among its parameters (`local/tools`, a gateway's upstream model), else none. */
 const toolChoice = (parameters: string[]) => {
@@ -22,9 +23,16 @@ interface Served {
   unavailable?: boolean;
   /** Its own `supported_parameters` (a gateway's upstream endpoint), else the model's. */
   parameters?: string[];
+  /** What the gateway measured of its answers (an upstream endpoint); none for a fake model's. */
+  measured?: Measured;
 }
 
-/** One provider's endpoint of a model, in the OpenAPI's `PublicEndpoint` shape; the emulator measures no latency, throughput or uptime. */
+/**
+ * One provider's endpoint of a model, in the OpenAPI's `PublicEndpoint` shape. Latency and throughput are
+ * what a gateway measured of an upstream's answers (PercentileStats: latency in milliseconds, tokens a
+ * second); null for a fake model's and an unmeasured upstream's. No uptime: the measures keep the last 100
+ * attempts of 5 minutes, not every one of 5 or 30 minutes or a day, nor tell a rate limit from an error.
+ */
 function endpoint(listed: Record<string, unknown>, s: Served): Record<string, unknown> {
   const top = listed.top_provider as { context_length: number };
   const parameters = s.parameters ?? (listed.supported_parameters as string[]);
@@ -46,10 +54,12 @@ function endpoint(listed: Record<string, unknown>, s: Served): Record<string, un
     uptime_last_1d: null,
     supports_implicit_caching: false,
     supports_tool_choice: toolChoice(parameters),
-    latency_last_30m: null,
-    throughput_last_30m: null,
+    latency_last_30m: s.measured ? milliseconds(s.measured.latency) : null,
+    throughput_last_30m: s.measured?.throughput ?? null,
   };
 }
+
+const milliseconds = (p: Percentiles): Percentiles => ({ p50: p.p50 * 1000, p75: p.p75 * 1000, p90: p.p90 * 1000, p99: p.p99 * 1000 });
 
 /** A local model's endpoints: one per provider of the catalog, each at the model's list prices. */
 function localEndpoints(m: ModelSpec): Served[] {
@@ -118,7 +128,7 @@ export const modelEndpointRoutes = defineRoutes((parts: { gateway?: ChatGateway;
     access: 'any',
     handler: async (ctx: Ctx) => {
       const { id, listed } = listedOf(ctx, parts.gateway);
-      const upstream = upstreamEndpoints(parts.providers ?? [], id);
+      const upstream = upstreamEndpoints(parts.providers ?? [], id).map((s) => ({ ...s, measured: parts.gateway?.shown(s.provider, id) }));
       const local = MODELS.find((spec) => spec.id === id);
       const served = upstream.length ? upstream : local ? localEndpoints(local) : [];
       if (!listed || !served.length) throw new HttpError(404, `No endpoints listed for ${id}: no model of the list has that id`);

@@ -79,6 +79,10 @@ export class Gateway {
     return !this.catalog.local || this.namesUpstream(body);
   }
 
+  shown(provider: string, model: string) {
+    return this.catalog.measures!.shown(provider, model);
+  }
+
   /** The model list: the fake models (unless turned off), then each upstream model once. */
   listing(): Record<string, unknown>[] {
     const local = this.catalog.local ? MODELS.filter((m) => !this.upstreamIds.has(m.id) && !this.embeddingIds.has(m.id)).map(listedModel) : [];
@@ -117,7 +121,7 @@ export class Gateway {
           reply = await (faulted(ctx.fault, c) ?? c.adapter.chat({ body: upstreamBody(body, c, stream), stream, signal: stream ? gone : readToEnd(gone) }));
         } catch (err) {
           // The caller hung up: no other provider is asked (nor, above, after a held stream: a fake model hears no abort).
-          if (gone.aborted) return;
+          if (gone.aborted) return timing.end();
           passOver(err, c, passed, this.hide);
           timing.failed();
           continue;
@@ -181,6 +185,7 @@ export class Gateway {
       return void timing.failed();
     }
     if (reply.status < 200 || reply.status >= 300) {
+      timing.end();
       // The upstream refused the request itself (a 400): the caller's to fix, no other provider would differ.
       throw new HttpError(reply.status, this.hide(`${c.slug}: ${refusalOf(answer, reply.status)}`));
     }
@@ -224,7 +229,7 @@ export class Gateway {
         try {
           reply = await (faulted(ctx.fault, c) ?? c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: stream ? gone : readToEnd(gone) }));
         } catch (err) {
-          if (gone.aborted) return;
+          if (gone.aborted) return timing.end();
           passOver(err, c, passed, this.hide);
           timing.failed();
           continue;

@@ -8,6 +8,8 @@ interface Ranked {
   slug: string;
   model: { id: string };
   measured?: Measured | null;
+  /** Unmeasured, and an attempt already in flight there to measure it. */
+  exploring?: boolean;
 }
 
 /** What of `provider` asks for the measures (measures.ts): a sort by one, and the preferred cut-offs. */
@@ -29,17 +31,22 @@ const cutoffs = (v: unknown): Cutoffs | undefined => (typeof v === 'number' ? { 
 
 /** Each candidate's measures, as they were when it was ranked (null: unmeasured), for `router_metadata`. */
 export function noteMeasures(list: Ranked[], measures: Measures): void {
-  for (const c of list) c.measured = measures.of(c.slug, c.model.id) ?? null;
+  for (const c of list) {
+    c.measured = measures.of(c.slug, c.model.id) ?? null;
+    c.exploring = !c.measured && measures.beingExplored(c.slug, c.model.id);
+  }
 }
 
 /**
  * Lowest p50 latency or highest p50 throughput first; one unmeasured (in the window, on that measure) before
- * every measured one, so it gets measured; at a tie, the order before the sort (the providers file's).
+ * every measured one, so it gets measured, unless an attempt is already measuring it: then after them all, so
+ * a burst does not all wait on a provider no one has timed. At a tie, the order before the sort (the file's).
  */
 export function measureSorted<C extends Ranked>(list: C[], by: 'latency' | 'throughput'): C[] {
   const key = (c: C) => {
     const p50 = by === 'latency' ? c.measured?.latency.p50 : c.measured?.throughput?.p50;
-    return p50 === undefined ? -Infinity : by === 'latency' ? p50 : -p50;
+    if (p50 === undefined) return c.exploring ? Infinity : -Infinity;
+    return by === 'latency' ? p50 : -p50;
   };
   return list.map((c, i) => ({ c, i, k: key(c) })).sort((x, y) => (x.k === y.k ? x.i - y.i : x.k < y.k ? -1 : 1)).map((x) => x.c);
 }

@@ -5,6 +5,8 @@
  * second after the first token (over the whole answer when not streamed). A window of the last 100 samples
  * no older than 5 minutes, in memory only (a restart starts unmeasured). A failed attempt is a sample too, the
  * worst of both (latency Infinity, throughput 0): a provider that fails is put after those that answer.
+ * Attempts in flight at a (provider, model) with no sample are counted, so that one request at a time, not a
+ * burst, is sent first to a provider to measure it (measured-order.ts).
  */
 
 const WINDOW = 100;
@@ -38,6 +40,8 @@ interface Window {
 
 export class Measures {
   private readonly windows = new Map<string, Window>();
+  /** Attempts in flight at an unmeasured (provider, model), by key. */
+  private readonly exploring = new Map<string, number>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -55,9 +59,38 @@ export class Measures {
     const key = `${provider}\n${model}`;
     let window = this.windows.get(key);
     if (!window) this.windows.set(key, (window = { samples: [] }));
+    // Measured now: no attempt explores it, one that never ended (a relay that threw) included.
+    this.exploring.delete(key);
     window.samples.push(sample);
     if (window.samples.length > WINDOW) window.samples.shift();
     window.measured = undefined;
+  }
+
+  /** An attempt begins at an unmeasured (provider, model): counted until `explored`. Whether it was counted. */
+  explore(provider: string, model: string): boolean {
+    if (this.of(provider, model)) return false;
+    const key = `${provider}\n${model}`;
+    this.exploring.set(key, (this.exploring.get(key) ?? 0) + 1);
+    return true;
+  }
+
+  explored(provider: string, model: string): void {
+    const key = `${provider}\n${model}`;
+    const n = (this.exploring.get(key) ?? 1) - 1;
+    if (n > 0) this.exploring.set(key, n);
+    else this.exploring.delete(key);
+  }
+
+  /** Whether an attempt is in flight at this (provider, model) while it has no sample. */
+  beingExplored(provider: string, model: string): boolean {
+    return this.exploring.has(`${provider}\n${model}`);
+  }
+
+  /** The percentiles of its answers alone (a failure has no latency to show), for the endpoints list; undefined when none answered. */
+  shown(provider: string, model: string): Measured | undefined {
+    if (!this.of(provider, model)) return undefined;
+    const answers = this.windows.get(`${provider}\n${model}`)!.samples.filter((s) => s.latency !== Infinity);
+    return answers.length ? measuredOf(answers) : undefined;
   }
 
   /** The percentiles of a (provider, model) over its window; undefined when it has no sample in it (unmeasured). */
@@ -109,10 +142,21 @@ interface Relayed {
 export class Timing {
   private readonly askedAt = performance.now();
   private firstAt: number | undefined;
+  /** Counted as exploring an unmeasured provider until it ends (`end`, or a sample). */
+  private exploring: boolean;
 
-  constructor(private readonly measures: Measures, private readonly provider: string, private readonly model: string) {}
+  constructor(private readonly measures: Measures, private readonly provider: string, private readonly model: string) {
+    this.exploring = measures.explore(provider, model);
+  }
+
+  /** The attempt ended without a sample (its caller gone, its request refused): no longer exploring. */
+  end(): void {
+    if (this.exploring) this.measures.explored(this.provider, this.model);
+    this.exploring = false;
+  }
 
   failed(): void {
+    this.end();
     this.measures.failed(this.provider, this.model);
   }
 
@@ -124,12 +168,14 @@ export class Timing {
   /** A whole answer: its time is its latency, and its completion tokens over that time its throughput. */
   whole(usage: unknown): void {
     const seconds = (performance.now() - this.askedAt) / 1000;
+    this.end();
     this.measures.answered(this.provider, this.model, seconds, completionTokens(usage), seconds);
   }
 
   /** A relayed stream: a failure before its first token, else its latency; its throughput when whole. */
   relayed(outcome: Relayed): void {
     if (outcome.failed) return this.failed();
+    this.end();
     if (this.firstAt === undefined) return;
     const generating = (performance.now() - this.firstAt) / 1000;
     this.measures.answered(this.provider, this.model, (this.firstAt - this.askedAt) / 1000, outcome.whole ? completionTokens(outcome.usage) : undefined, generating);
