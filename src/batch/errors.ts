@@ -40,6 +40,8 @@ export type BatchErrorData =
   | { about: 'job_running_here'; job: string; lock: string }
   | { about: 'not_a_job_id'; job: string }
   | { about: 'no_job'; job: string }
+  /** A job record that cannot be read, or is damaged, and may be the job of the input run: a new job could send its batches again. */
+  | { about: 'damaged_job'; job: string; record: string; what: 'cannot be read' | 'is damaged' }
   | { about: 'shards_running'; job: string; running: number }
   /** The input a job reads its shards back from is gone or changed: its batches' results are still had one by one. */
   | { about: 'input_changed'; job: string; input: string; gone: boolean; batches: string[] }

@@ -2,7 +2,7 @@
  * The creates of `router batch create` whose answer has not been heard yet: one record per create
  * (its API root, file content and options), written before it is sent and removed once its batch
  * id is out. A record left behind (the CLI killed, the answer lost) is what a rerun of the same
- * create finds: its batch is looked for, never sent again unknowingly. A create with --watch keeps its
+ * create finds: its batch is looked for, never sent again unknowingly (nor over a record found damaged). A create with --watch keeps its
  * record until the watch saw its batch end (a rerun of one killed mid-watch watches the same batch). Records older than the 30
  * days the service keeps a batch are dropped; identical creates at once take turns (lockCreate).
  */
@@ -10,7 +10,8 @@ import { createHash } from 'node:crypto';
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { stateHome } from '../config/state-dir.js';
-import { readKeptText, sayKeptProblem } from '../internal/kept-state.js';
+import { keptFileWhy } from '../internal/named-input.js';
+import { readLocalText } from '../internal/local-file.js';
 import { holdLockAsync, type LockHolder } from '../internal/file-lock.js';
 import { makeDir } from '../internal/make-dir.js';
 import { sleep } from '../internal/sleep.js';
@@ -78,10 +79,19 @@ export async function lockCreate(env: NodeJS.ProcessEnv, key: string, waiting: (
   }
 }
 
-export function pendingCreate(env: NodeJS.ProcessEnv, key: string): PendingCreate | undefined {
-  const path = recordPath(env, key);
-  const text = readKeptText(path, 'taken as no earlier create');
-  if (text === undefined) return undefined;
+/**
+ * The record of an earlier create under `key`: undefined where there is none; `damaged` (why) where one is there that
+ * cannot be read or is no create record: it may stand for a batch that was made, so the create is not sent over it.
+ */
+export function pendingCreate(env: NodeJS.ProcessEnv, key: string): PendingCreate | { damaged: string } | undefined {
+  let text: string;
+  try {
+    text = readLocalText(recordPath(env, key));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    return { damaged: code ? keptFileWhy(code) : `cannot read it (${(err as Error).message})` };
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -89,8 +99,7 @@ export function pendingCreate(env: NodeJS.ProcessEnv, key: string): PendingCreat
     /* damaged, as below */
   }
   if (isRecord(value) && typeof value.sent_at === 'string') return value as unknown as PendingCreate;
-  sayKeptProblem(path, 'is damaged (not a create record): taken as no earlier create (router batch list shows whether it made a batch)');
-  return undefined;
+  return { damaged: 'is damaged (not a create record)' };
 }
 
 /** Durable before the create is sent: a create killed at any instant after is found by its rerun. */
@@ -111,8 +120,9 @@ export function clearCreate(env: NodeJS.ProcessEnv, key: string, now = Date.now(
     if (!name.endsWith('.json')) continue;
     const path = join(createsDir(env), name);
     try {
-      // A record that cannot be read is no record (pendingCreate): its age is its file's.
-      const sent = Date.parse(pendingCreate(env, name.slice(0, -'.json'.length))?.sent_at ?? '') || statSync(path).mtimeMs;
+      // A record that cannot be read is aged by its file (its create, rerun, is refused until it is moved away).
+      const record = pendingCreate(env, name.slice(0, -'.json'.length));
+      const sent = (record && 'sent_at' in record ? Date.parse(record.sent_at) : NaN) || statSync(path).mtimeMs;
       if (now - sent > CREATE_RECORD_MAX_AGE_MS) rmSync(path, { force: true });
     } catch {
       // Gone meanwhile, or not ours to remove: left.

@@ -43,6 +43,8 @@ function batchMessage(err: BatchError): string {
       return `"${d.job}" is not a job id (router batch jobs lists them)`;
     case 'no_job':
       return `no job ${d.job} (router batch jobs lists them)`;
+    case 'damaged_job':
+      return `the record of ${d.job}, ${d.record}, ${d.what} and may be this file's job (its batches may have been sent, and would be paid for twice): fix it, or move its folder away to start over; --new starts another job anyway`;
     case 'shards_running':
       return `${counted(d.running, 'shard')} of ${d.job} ${d.running === 1 ? 'has' : 'have'} not ended yet: follow it with --watch, then retry what failed`;
     case 'input_changed': {

@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 import { FLAVORS } from '../support/batch-jobs.js';
 import { hearingKeptProblems } from '../../src/internal/kept-state.js';
-import { pendingCreate } from '../../src/batch/pending-create.js';
 
 let t: CliEnv;
 const line = (id: string) => JSON.stringify({ custom_id: id, body: { messages: [{ role: 'user', content: id }] } });
@@ -58,15 +57,7 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
   });
 });
 
-it('a damaged create record is said, and taken as no earlier create', () => {
-  const state = join(t?.dir ?? '/tmp', `creates-${process.pid}`);
-  mkdirSync(join(state, 'creates'), { recursive: true });
-  writeFileSync(join(state, 'creates', 'k1.json'), '{"sent_at": ');
-  const said: string[] = [];
-  hearingKeptProblems((l) => said.push(l), () => expect(pendingCreate({ ROUTER_STATE_DIR: state }, 'k1')).toBeUndefined());
-  // Was: undefined, unsaid.
-  expect(said).toEqual([`warning: ${join(state, 'creates', 'k1.json')}: is damaged (not a create record): taken as no earlier create (router batch list shows whether it made a batch)`]);
-});
+// A damaged create record stops its create: batch-damaged-records.test.ts.
 
 describe('kept files of chat: said, not taken as empty in silence', () => {
   beforeAll(async () => {

@@ -15,6 +15,7 @@ import { isTransient, MAX_INTERVAL_MS, offlineWait } from '../watch.js';
 import { addRetryShards, writeMerged, type MergeCounts } from './merge.js';
 import { checkDriveOptions, checkPlanOptions, checkResumeOptions } from '../options.js';
 import { planJob } from './plan.js';
+import { refuseDamagedOf } from './damaged.js';
 import { progressLine, refreshJob, totals, type JobTotals } from './progress.js';
 import { proveAdopted, submitShards, type SubmitContext } from './submit.js';
 import { checkJobRoot, discardUnsent, dropUnsavedJob, holdJob, isFinished, listJobs, loadJob, madeAt, nextSeq, pickingJob, saveJob, type JobRecord } from './store.js';
@@ -95,7 +96,10 @@ export async function openJob(o: OpenJobOptions): Promise<HeldJob> {
   const job = await planInput(o.input, o);
   // Two runs of one file at once: the second finds the first's job, and that it is being run.
   return pickingJob(env, async () => {
-    const jobs = listJobs(env);
+    // A damaged record that may be this input's job stops the run (unless fresh): a new job could send its batches again.
+    const damaged: string[] = [];
+    const jobs = listJobs(env, o.fresh ? undefined : (id) => damaged.push(id));
+    refuseDamagedOf(env, damaged, job.input.sha256);
     let roots: Map<string, string> | undefined;
     const atRoot = (j: JobRecord) => !o.apiRoot || madeAt(j, o.apiRoot, () => (roots ??= indexedRoots(env)));
     const earlier = o.fresh ? undefined : sameInput(jobs.filter(atRoot), job);

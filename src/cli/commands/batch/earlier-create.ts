@@ -21,12 +21,18 @@ export interface CreateShape {
 /**
  * The batch an unanswered earlier create of the same file and options made, found where the
  * service can be asked; undefined: none was made (or --new), so this create is sent. Where it
- * cannot be asked (no listing), exit 8 naming --new.
+ * cannot be asked (no listing), exit 8 naming --new; a record there that cannot be read, exit 1 (its batch may exist).
  */
 export async function earlierCreate(ctx: RunContext<CreateOpts>, client: RouterClient, key: string, shape: CreateShape): Promise<Batch | undefined> {
   const prior = pendingCreate(ctx.env, key);
   if (!prior) return undefined;
   const name = shape.file === '-' ? 'these requests' : shape.file;
+  if ('damaged' in prior) {
+    const what = `${createRecordPath(ctx.env, key)}, the record of an earlier create of ${name} with these options, ${prior.damaged}`;
+    if (!ctx.opts.new) throw new CliError(`${what}: the batch it stands for may have been made, so nothing is sent; router batch list shows whether it was, then move the record away to send it (or --new sends it anyway, billed twice if it was)`, EXIT.FAILURE);
+    ctx.io.note(`${what}; sent as asked (--new): if it made a batch, both are billed`);
+    return undefined;
+  }
   // A record naming its batch was written once the answer came: that create was stopped after it (as it said the id, or before).
   const earlier = prior.batch_id && prior.watching
     ? `an earlier create --watch of ${name} with these options made ${prior.batch_id} (sent at ${prior.sent_at}) and was stopped before its watch saw it end`
