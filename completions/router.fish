@@ -830,7 +830,7 @@ complete -c router -n '__router_at batch create' -l results -r -F -d 'with --wat
 complete -c router -n '__router_at batch create' -l json -d 'print the batch object; --json=FIELDS (comma-separated) keeps only those fields'
 complete -c router -n '__router_at batch create' -s y -l yes -d 'do not ask for confirmation of a large file'
 complete -c router -n '__router_at batch create' -l dry-run -d 'check every line and print the cost bound of the file at the batch price (stderr); send nothing'
-complete -c router -n '__router_at batch create' -l new -d 'send even if an earlier create of this file was never answered (it may be billed twice)'
+complete -c router -n '__router_at batch create' -l new -d 'send even if an earlier create of this file was never answered or its record is damaged (it may be billed twice)'
 complete -c router -n '__router_at batch create' -l max-cost -x -d 'refuse (exit 4) when the batch could cost more, at the batch price'
 complete -c router -n '__router_at batch create' -l ignore-budget -d 'do not hold this batch to daily_budget / monthly_budget'
 complete -c router -n '__router_at batch create' -l interval -x -d 'with --watch: first polling interval, seconds or 500ms, 5s (grows with backoff)'

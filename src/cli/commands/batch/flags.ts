@@ -44,7 +44,7 @@ export const CREATE_FLAGS = {
   json: { flags: '--json', help: 'print the batch object' },
   yes: { flags: '-y, --yes', help: 'do not ask for confirmation of a large file' },
   dryRun: { flags: '--dry-run', help: 'check every line and print the cost bound of the file at the batch price (stderr); send nothing' },
-  new: { flags: '--new', help: 'send even if an earlier create of this file was never answered (it may be billed twice)' },
+  new: { flags: '--new', help: 'send even if an earlier create of this file was never answered or its record is damaged (it may be billed twice)' },
   maxCost: maxCost('refuse (exit 4) when the batch could cost more, at the batch price'),
   ignoreBudget: IGNORE_BUDGET,
   ...WATCH_FLAGS,
