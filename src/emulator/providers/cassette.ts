@@ -10,6 +10,7 @@ import { makeDir } from '../../internal/make-dir.js';
 import { inOrder, matchKey, takesByRequest, writeCassetteFile, type Endpoint, type Take } from './cassette-folder.js';
 import { partialFor, partialLeftovers, scrubbed } from './cassette-partial.js';
 import { keyFormList, type KeyForm } from './key-scrub.js';
+import { maskAnswer } from './text-scrub.js';
 
 export type { Cassette } from './cassette-format.js';
 export { CassetteFileError, lastTakes, ssePayloadsOf } from './cassette-folder.js';
@@ -258,7 +259,8 @@ export class CassetteDeck {
     const { cassette, save, file } = this.blank(live, req, key, endpoint, reply, started);
     if (reply.kind === 'json') {
       cassette.response.after_ms = Date.now() - started;
-      cassette.response.body = parsed(reply.text);
+      // Its strings and names as a whole answer's (a key split between a member's name and its value too), before the text's search.
+      cassette.response.body = maskAnswer(parsed(reply.text), streamFormsOf(live));
       save();
       return reply;
     }

@@ -1,5 +1,5 @@
 import { isRecord as isObject } from '../../internal/shape.js';
-import type { TextScrub } from './text-scrub.js';
+import { renamed, type TextScrub } from './text-scrub.js';
 
 type Body = Record<string, unknown>;
 
@@ -25,7 +25,9 @@ export function scrubChatChunk(scrub: TextScrub, chunk: Body): boolean {
     owner[field] = scrub.piece(name, text, shape);
     changed = true;
   };
+  let names: Map<string, string> | undefined;
   for (const k in chunk) {
+    names = scrub.named(k, names);
     const choices = chunk[k];
     if (k !== 'choices' || !Array.isArray(choices)) {
       changed = scrub.fieldOf(chunk, k) || changed;
@@ -38,11 +40,14 @@ export function scrubChatChunk(scrub: TextScrub, chunk: Body): boolean {
         continue;
       }
       const i = String(choice.index ?? 0);
+      let renames: Map<string, string> | undefined;
       for (const m in choice) {
+        renames = scrub.named(m, renames);
         const delta = choice[m];
         if (m === 'delta' && isObject(delta)) changed = deltaThrough(scrub, delta, i, through) || changed;
         else changed = scrub.fieldOf(choice, m) || changed;
       }
+      if (renames) changed = renamed(choice, renames);
       if (choice.finish_reason != null && scrub.holding) {
         const held = scrub.release(`${i}.`);
         if (held.length) {
@@ -52,7 +57,7 @@ export function scrubChatChunk(scrub: TextScrub, chunk: Body): boolean {
       }
     }
   }
-  return changed;
+  return names ? renamed(chunk, names) : changed;
 }
 
 type Through = (owner: Body, field: string, name: string, shape?: Body) => void;
@@ -60,7 +65,9 @@ type Through = (owner: Body, field: string, name: string, shape?: Body) => void;
 /** A choice's delta (choice `i`) through the scrub: its texts each a stream (`through`), its other strings fields. */
 function deltaThrough(scrub: TextScrub, delta: Body, i: string, through: Through): boolean {
   let changed = false;
+  let names: Map<string, string> | undefined;
   for (const k in delta) {
+    names = scrub.named(k, names);
     const value = delta[k];
     if ((DELTA_TEXTS as readonly string[]).includes(k)) through(delta, k, `${i}.${k}`);
     else if (k === 'tool_calls' && Array.isArray(value)) {
@@ -70,16 +77,22 @@ function deltaThrough(scrub: TextScrub, delta: Body, i: string, through: Through
           continue;
         }
         const at = String(call.index ?? 0);
+        let renames: Map<string, string> | undefined;
         for (const m in call) {
+          renames = scrub.named(m, renames);
           const fn = call[m];
           if (m !== 'function' || !isObject(fn)) changed = scrub.fieldOf(call, m) || changed;
           else {
+            let fnNames: Map<string, string> | undefined;
             for (const f in fn) {
+              fnNames = scrub.named(f, fnNames);
               if (f === 'name' || f === 'arguments') through(fn, f, `${i}.${f === 'name' ? 'name' : 'tool'}.${at}`);
               else changed = scrub.fieldOf(fn, f) || changed;
             }
+            if (fnNames) changed = renamed(fn, fnNames);
           }
         }
+        if (renames) changed = renamed(call, renames);
       }
     } else if (k === 'reasoning_details' && Array.isArray(value)) {
       for (const [n, item] of (value as unknown[]).entries()) {
@@ -89,14 +102,17 @@ function deltaThrough(scrub: TextScrub, delta: Body, i: string, through: Through
         }
         const at = String(item.index ?? n);
         const shape = { type: item.type, index: item.index ?? n };
+        let renames: Map<string, string> | undefined;
         for (const m in item) {
+          renames = scrub.named(m, renames);
           if ((DETAIL_TEXTS as readonly string[]).includes(m)) through(item, m, `${i}.detail.${at}.${m}`, shape);
           else changed = scrub.fieldOf(item, m) || changed;
         }
+        if (renames) changed = renamed(item, renames);
       }
     } else changed = scrub.fieldOf(delta, k) || changed;
   }
-  return changed;
+  return names ? renamed(delta, names) : changed;
 }
 
 /** What is still held at a chat stream's end, as one chunk's choices (undefined when nothing is). */

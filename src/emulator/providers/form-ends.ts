@@ -1,4 +1,4 @@
-import { leastStart, type KeyForm } from './key-scrub.js';
+import { KEY_MASK, leastStart, maskedFrom, type KeyForm } from './key-scrub.js';
 
 /**
  * Where a text's end or start meets a key's form (keyFormList): the searches text-scrub.ts makes of each
@@ -113,4 +113,38 @@ export function nextChars(forms: readonly KeyForm[], end: string): string {
     }
   }
   return chars;
+}
+
+/** The least of a key's start masked where a cut left it (its stream ended): as maskKeyStarts'. */
+const CUT = 8;
+
+/** `end`, or where a whole form that reaches past it starts (in `text` from `from`), so that no form is cut in two. */
+export function notAcross(texts: readonly string[], text: string, from: number, end: number): number {
+  for (let moved = true; moved && end > from; ) {
+    moved = false;
+    for (const form of texts) {
+      for (let at = text.indexOf(form, Math.max(from, end - form.length + 1)); at >= 0 && at < end; at = text.indexOf(form, at + 1)) {
+        if (at + form.length > end) {
+          end = at;
+          moved = true;
+        }
+      }
+    }
+  }
+  return end;
+}
+
+/**
+ * What is held (`seen` from `from`: an end reaching past a form's open start) as it goes out when its stream
+ * ends, or another event comes, before the key's rest: a key's start cut short is as secret as the key, so the
+ * part past the open start is masked when the start is CUT characters or more (as maskKeyStarts, docs/keys.md).
+ */
+export function cutStart(forms: readonly KeyForm[], seen: string, from: number): string {
+  let start = seen.length;
+  for (const { text: form, open } of forms) {
+    for (let at = Math.max(0, seen.length - form.length + 1); at < seen.length; at++) {
+      if (seen.length - at > Math.max(open, CUT - 1) && startsAt(seen, at, seen.length, form)) start = Math.min(start, at + open);
+    }
+  }
+  return start < seen.length ? `${maskedFrom(seen.slice(0, Math.max(from, start)), forms, from)}${KEY_MASK}` : maskedFrom(seen, forms, from);
 }

@@ -1,4 +1,4 @@
-import type { TextScrub } from './text-scrub.js';
+import { renamed, type TextScrub } from './text-scrub.js';
 
 type Body = Record<string, unknown>;
 
@@ -16,14 +16,22 @@ export function scrubResponsesEvent(scrub: TextScrub, event: Body): Body[] | und
     const name = `${type}|${String(event.item_id)}|${String(event.output_index)}|${String(event.content_index ?? event.summary_index ?? '')}`;
     // The event a held text goes out in: this one as it goes out (filled once all of its strings went through).
     let shape: Body | undefined;
+    let names: Map<string, string> | undefined;
     for (const k in event) {
+      names = scrub.named(k, names);
       if (k !== 'delta') scrub.fieldOf(event, k);
       else if (scrub.needs(name, event.delta as string)) event.delta = scrub.piece(name, event.delta as string, (shape = {}));
     }
+    if (names) renamed(event, names);
     if (shape) Object.assign(shape, event, { delta: '' });
     return undefined;
   }
-  for (const k in event) scrub.fieldOf(event, k);
+  let names: Map<string, string> | undefined;
+  for (const k in event) {
+    names = scrub.named(k, names);
+    scrub.fieldOf(event, k);
+  }
+  if (names) renamed(event, names);
   if (!scrub.holding) return undefined;
   return scrub.release().map(({ text, shape }) => ({ ...shape, delta: text }));
 }

@@ -1,5 +1,5 @@
 import { KEY_MASK, maskedFrom, type KeyForm } from './key-scrub.js';
-import { formEnds, goesOn, goesOnFrom, nextChars, startsAt, tableOf, type FormTable } from './form-ends.js';
+import { cutStart, formEnds, goesOn, goesOnFrom, nextChars, notAcross, startsAt, tableOf, type FormTable } from './form-ends.js';
 
 export { hiddenKey, keyFormList, keyTexts, type KeyForm } from './key-scrub.js';
 
@@ -15,11 +15,19 @@ export function maskAnswer<T>(answer: T, forms: readonly KeyForm[]): T {
 
 type Body = Record<string, unknown>;
 
-/** The least of a key's start masked where a cut left it (its stream ended): as maskKeyStarts'. */
-const CUT = 8;
+/** `owner` with its members named anew (`renames`: TextScrub.named()), in place and in their order; true. */
+export function renamed(owner: Body, renames: Map<string, string>): true {
+  const members = Object.entries(owner);
+  for (const [key] of members) delete owner[key];
+  for (const [key, value] of members) owner[renames.get(key) ?? key] = value;
+  return true;
+}
 
 /** How many clean strings field() keeps to know again (an event's random `obfuscation` is one each time: the set is emptied when full). */
 const CLEAN_FIELDS = 32;
+
+/** The members the APIs name in every chunk and event: no key, and left as they are (a set's look-up, not name()'s searches). */
+const API_NAMES = new Set(['id', 'object', 'created', 'model', 'choices', 'index', 'delta', 'role', 'content', 'finish_reason', 'logprobs', 'tool_calls', 'type', 'function', 'name', 'arguments', 'sequence_number', 'item_id', 'output_index', 'content_index', 'obfuscation', 'text', 'system_fingerprint', 'provider', 'service_tier', 'native_finish_reason', 'reasoning', 'refusal', 'usage']);
 
 /** The name an upstream's string that is no stream's text (field()) notes the start of a key it ends with under. */
 const FIELD = '\u0000field';
@@ -68,6 +76,8 @@ export class TextScrub {
   private crossFirst: string | undefined;
   /** Strings field() found clean (a chunk's id, its fingerprint, an event's type: the same in each), up to CLEAN_FIELDS. */
   private readonly cleanFields = new Set<string>();
+  /** Member names name() found clean (the same in each chunk or event), up to CLEAN_FIELDS. */
+  private readonly cleanNames = new Set<string>();
 
   /** `forms`: keyFormList(): the keys in each form, the longest first. */
   constructor(private readonly forms: readonly KeyForm[]) {
@@ -108,7 +118,7 @@ export class TextScrub {
     // What goes on with a key whose start another stream's text ended with: masked, the rest taken as this stream's
     // (a key split between reasoning and content, two tool calls); what this stream held goes out first, as at its end.
     const crossed = this.crossing(name, whole);
-    const before = crossed && stream?.held ? this.cutStart(`${stream.tail}${stream.held}`, stream.tail.length) : '';
+    const before = crossed && stream?.held ? cutStart(this.forms, `${stream.tail}${stream.held}`, stream.tail.length) : '';
     if (crossed && stream) {
       if (stream.held) this.holds--;
       [stream.held, stream.tail] = ['', ''];
@@ -133,7 +143,7 @@ export class TextScrub {
     // whole forms are masked, as a key another key begins is whole in the longer one's start.
     let end = seen.length;
     for (let over = this.ends(seen, end).over; over && end > tail.length; over = this.ends(seen, end).over) end = Math.max(tail.length, end - over);
-    end = this.notAcross(seen, tail.length, end);
+    end = notAcross(this.texts, seen, tail.length, end);
     const held = seen.slice(end);
     const out = maskedFrom(seen.slice(0, end), this.forms, tail.length);
     const sent = `${tail}${out}`;
@@ -164,22 +174,6 @@ export class TextScrub {
     return goesOnFrom(this.forms, this.cross, text);
   }
 
-  /** `end`, or where a whole form that reaches past it starts (in `text` from `from`), so that no form is cut in two. */
-  private notAcross(text: string, from: number, end: number): number {
-    for (let moved = true; moved && end > from; ) {
-      moved = false;
-      for (const form of this.texts) {
-        for (let at = text.indexOf(form, Math.max(from, end - form.length + 1)); at >= 0 && at < end; at = text.indexOf(form, at + 1)) {
-          if (at + form.length > end) {
-            end = at;
-            moved = true;
-          }
-        }
-      }
-    }
-    return end;
-  }
-
   /** Lets go what is held for the streams whose names start with `prefix` (all when ''): each stream's name, text and shape. */
   release(prefix = ''): { name: string; text: string; shape?: Body }[] {
     const out: { name: string; text: string; shape?: Body }[] = [];
@@ -188,7 +182,7 @@ export class TextScrub {
       if (!stream.held || !name.startsWith(prefix)) continue;
       // What went out may go on in the stream's next text: a key it finishes is masked there (its start was sent).
       const seen = `${stream.tail}${stream.held}`;
-      out.push({ name, text: this.cutStart(seen, stream.tail.length), shape: stream.shape });
+      out.push({ name, text: cutStart(this.forms, seen, stream.tail.length), shape: stream.shape });
       this.keep(name, '', undefined, seen.slice(seen.length - this.ends(seen, seen.length).longest));
       this.holds--;
     }
@@ -229,7 +223,7 @@ export class TextScrub {
     return true;
   }
 
-  /** `owner[k]` through field(), and each string of it, deep, in the order it is written; true when one changed. */
+  /** `owner[k]` through field(), and each string of it, deep, its members' names too (name()), in the order they are written; true when one changed. */
   fieldOf(owner: Body | unknown[], k: string | number): boolean {
     const v = (owner as Body)[k];
     if (typeof v === 'string') {
@@ -240,23 +234,42 @@ export class TextScrub {
     }
     let changed = false;
     if (Array.isArray(v)) for (let i = 0; i < v.length; i++) changed = this.fieldOf(v, i) || changed;
-    else if (v && typeof v === 'object') for (const key in v) changed = this.fieldOf(v as Body, key) || changed;
+    else if (v && typeof v === 'object') {
+      let renames: Map<string, string> | undefined;
+      for (const key in v) {
+        renames = this.named(key, renames);
+        changed = this.fieldOf(v as Body, key) || changed;
+      }
+      if (renames) changed = renamed(v as Body, renames);
+    }
     return changed;
   }
 
   /**
-   * What is held (`seen` from `from`: an end reaching past a form's open start) as it goes out when its stream
-   * ends, or another event comes, before the key's rest: a key's start cut short is as secret as the key, so the
-   * part past the open start is masked when the start is CUT characters or more (as maskKeyStarts, docs/keys.md).
+   * A member's name as it goes out (before its value, as written), masked as field() masks a string. The start of a key
+   * it ends with is noted only when 3 characters or more: names such as `choices` end with a key's first character, and
+   * noting that would forget a start a string before them ended with.
    */
-  private cutStart(seen: string, from: number): string {
-    let start = seen.length;
-    for (const { text: form, open } of this.forms) {
-      for (let at = Math.max(0, seen.length - form.length + 1); at < seen.length; at++) {
-        if (seen.length - at > Math.max(open, CUT - 1) && startsAt(seen, at, seen.length, form)) start = Math.min(start, at + open);
-      }
+  name(key: string): string {
+    const crossed = this.crossing(undefined, key);
+    if (!crossed && this.cleanNames.has(key)) return key;
+    const rest = crossed ? key.slice(crossed) : key;
+    const out = this.hasKey(rest) ? maskedFrom(rest, this.forms) : rest;
+    const last = crossed === key.length ? `${this.cross}${key}` : key;
+    const end = this.ends(last, last.length).longest;
+    if (end >= 3) this.noteCross(FIELD, last.slice(last.length - end));
+    else if (!crossed && out === key) {
+      if (this.cleanNames.size >= CLEAN_FIELDS) this.cleanNames.clear();
+      this.cleanNames.add(key);
     }
-    return start < seen.length ? `${maskedFrom(seen.slice(0, Math.max(from, start)), this.forms, from)}${KEY_MASK}` : maskedFrom(seen, this.forms, from);
+    return crossed ? `${KEY_MASK}${out}` : out;
+  }
+
+  /** `renames` with `key` (an object's member) when name() changes it; renamed() then gives the object its new names. */
+  named(key: string, renames?: Map<string, string>): Map<string, string> | undefined {
+    if (API_NAMES.has(key)) return renames;
+    const name = this.name(key);
+    return name === key ? renames : (renames ?? new Map<string, string>()).set(key, name);
   }
 
   private keep(name: string, held: string, shape: Body | undefined, tail: string): void {
