@@ -88,15 +88,7 @@ for (const flavor of FLAVORS) {
     for (const [what, named] of NAMED) {
       it(what, async () => {
         gateway.willAnswer({ body: chatAnswer(named(), 'said') });
-        const requests = [{ custom_id: 'r0', body: { messages: [{ role: 'user', content: 'hi' }] } }];
-        const created = await gateway.raw('POST', path, { endpoint: '/v1/chat/completions', model: 'test/m', completion_window: '24h', requests });
-        expect(created.status).toBeLessThan(300);
-        const id = (JSON.parse(created.text) as { id: string }).id;
-        const text = await vi.waitFor(async () => {
-          const seen = await gateway.raw('GET', `${path}/${id}`);
-          expect(seen.text).toMatch(/"status":"(completed|failed)"/);
-          return seen.text;
-        }, SETTLE);
+        const text = await gateway.settledBatchText(path);
         expect(text.includes('said'), 'the answer in the results').toBe(true);
         expect(leaked(text)).toBe(0);
       });

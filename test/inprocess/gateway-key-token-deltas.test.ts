@@ -1,7 +1,6 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ev, hostileGateway } from '../support/hostile-gateway.js';
 import { FLAVORS, batchesPathOf } from '../support/batch-jobs.js';
-import { SETTLE } from '../support/until.js';
 
 // A model shown the gateway's provider key (from api_key_env) says it back as models stream: one to three characters
 // a delta, as a tokenizer cuts it. The key as it is, base64 alone and as `Bearer KEY` base64: in a chat content, in
@@ -117,15 +116,7 @@ for (const flavor of FLAVORS) {
       it(what, async () => {
         const content = `Your key is ${said}, keep it.`;
         gateway.willAnswer({ body: JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }) });
-        const requests = [{ custom_id: 'r0', body: { messages: [{ role: 'user', content: 'hi' }] } }];
-        const created = await gateway.raw('POST', path, { endpoint: '/v1/chat/completions', model: 'test/m', completion_window: '24h', requests });
-        expect(created.status).toBeLessThan(300);
-        const id = (JSON.parse(created.text) as { id: string }).id;
-        const text = await vi.waitFor(async () => {
-          const seen = await gateway.raw('GET', `${path}/${id}`);
-          expect(seen.text).toMatch(/"status":"(completed|failed)"/);
-          return seen.text;
-        }, SETTLE);
+        const text = await gateway.settledBatchText(path);
         expect(text.includes('keep it.'), 'the answer in the results').toBe(true);
         expect(leaked(text, secret)).toBe(0);
       });

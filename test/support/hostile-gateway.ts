@@ -2,10 +2,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { localUpstream, type LocalUpstream } from './upstreams.js';
+import { SETTLE } from './until.js';
 
 /** What the hostile upstream answers next: a JSON body (200 unless `status` says), or SSE events then `[DONE]`. */
 export interface HostileAnswer {
@@ -53,13 +54,26 @@ export function hostileGateway(key: string, options: Partial<EmulatorOptions> = 
     await upstream?.close();
     rmSync(dir, { recursive: true, force: true });
   });
+  const raw = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${gateway.apiRoot}${path}`, { method, headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: res.status, text: await res.text() };
+  };
   return {
     willAnswer: (a: HostileAnswer) => void (next = a),
     client: () => new OpenAI({ apiKey: gateway.store.firstKeys().apiKey, baseURL: `${gateway.apiRoot}/v1`, maxRetries: 0, timeout: 20_000 }),
     /** The gateway's answer to `method path` (the caller's key), as the bytes it sent, decoded. */
-    raw: async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${gateway.apiRoot}${path}`, { method, headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-      return { status: res.status, text: await res.text() };
+    raw,
+    /** A one-request chat batch made at `path` (`batchesPathOf(flavor)`), read once settled: its bytes, decoded. */
+    settledBatchText: async (path: string) => {
+      const requests = [{ custom_id: 'r0', body: { messages: [{ role: 'user', content: 'hi' }] } }];
+      const created = await raw('POST', path, { endpoint: '/v1/chat/completions', model: 'test/m', completion_window: '24h', requests });
+      expect(created.status).toBeLessThan(300);
+      const id = (JSON.parse(created.text) as { id: string }).id;
+      return vi.waitFor(async () => {
+        const seen = await raw('GET', `${path}/${id}`);
+        expect(seen.text).toMatch(/"status":"(completed|failed)"/);
+        return seen.text;
+      }, SETTLE);
     },
     /** The gateway's request log, as its reader gets the bytes, decoded. */
     requestLog: async () => (await fetch(`${gateway.apiRoot}/_emulator/requests`, { headers: { authorization: `Bearer ${gateway.store.firstKeys().managementKey}` } })).text(),
