@@ -140,7 +140,9 @@ export class BudgetHold {
     try {
       // The key it was sent with, and since when: a batch that ended naming no cost is settled by that key's spend (reconcile-batch.ts).
       const by = { ...(this.rec.key_hash ? { key_hash: this.rec.key_hash } : {}), ...(this.rec.api_root ? { api_root: this.rec.api_root } : {}), sent_after: this.rec.since ?? this.rec.time };
-      writeFileSync(path, JSON.stringify({ profile: this.rec.profile, usd, batch_id: batchId, time: new Date().toISOString(), ...by }), { mode: 0o600 });
+      // Renamed into place: another process's check (under the lock, which this write is not) never reads it half-written.
+      writeFileSync(`${path}.part`, JSON.stringify({ profile: this.rec.profile, usd, batch_id: batchId, time: new Date().toISOString(), ...by }), { mode: 0o600 });
+      renameSync(`${path}.part`, path);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException)?.code;
       return `the budgets do not hold batch ${batchId} past this run: ${path} cannot be written (${code ? describeCode(code) : (err as Error).message})`;

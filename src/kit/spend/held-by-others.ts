@@ -2,7 +2,7 @@
  * What the holds on the budgets (budget-hold.ts) keep of a profile's budgets, read from `budget-holds/`: stale holds
  * removed, or kept counted where their call may have spent (hold-record.ts).
  */
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { readLocalText } from '../../internal/local-file.js';
 import { clearLeftMoves } from '../../internal/lock-mark.js';
@@ -10,6 +10,17 @@ import { processAlive } from '../../internal/process.js';
 import { holdsDir } from './budget-lock.js';
 import { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, UNRECORDED, isStale, orphanKeeps, orphaned, type HoldRecord } from './hold-record.js';
 import { joinableSettled, SENT_CREATE } from './sent-create.js';
+
+/** A batch hold's `.part` (renamed into place by a writer not under the lock) is a write under way, unless left this long. */
+const PART_WRITE_MS = 60_000;
+
+function writtenBefore(path: string, when: number): boolean {
+  try {
+    return statSync(path).mtimeMs < when;
+  } catch {
+    return false;
+  }
+}
 
 export interface Held {
   /** What calls under way hold (each ends with its process). */
@@ -52,7 +63,8 @@ export function heldByOthers(env: NodeJS.ProcessEnv, profile: string, mine?: { r
     }
     // A batch's hold belongs to no process: it holds until the batch's cost is recorded (ledger.ts removes it).
     // So does one of a call whose cost the ledger could not take (unrecorded()): for a day.
-    const stale = name.startsWith('batch-')
+    const stale = !name.endsWith('.json') && !Number.isInteger(rec.pid) ? writtenBefore(path, now - PART_WRITE_MS)
+      : name.startsWith('batch-')
       ? typeof rec.usd !== 'number' || (!(now - Date.parse(rec.time ?? '') <= BATCH_HOLD_MAX_AGE_MS) && !(name.startsWith(SENT_CREATE) && joinableSettled(rec)))
       : name.startsWith(UNRECORDED) ? typeof rec.usd !== 'number' || !(now - Date.parse(rec.time ?? '') <= HOLD_MAX_AGE_MS)
       : !name.endsWith('.json') ? !processAlive(rec.pid ?? 0) : isStale(rec, now);

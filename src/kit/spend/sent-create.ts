@@ -125,7 +125,8 @@ export function unsettleSend(env: NodeJS.ProcessEnv, path: string): boolean {
   }
   const { settled_send: _s, ...held } = rec;
   try {
-    writeFileSync(path, JSON.stringify({ ...held, usd: settled.usd }), { mode: 0o600 });
+    writeFileSync(`${path}.part`, JSON.stringify({ ...held, usd: settled.usd }), { mode: 0o600 });
+    renameSync(`${path}.part`, path);
   } catch {
     // Its line is taken back: the hold, joined, counts its bound again where it can be written; else 0, its batch's cost counted once.
   }
