@@ -5,7 +5,8 @@ import { answersHi } from '../support/upstreams.js';
 
 // The gateway refused `provider.sort: "latency" | "throughput"` and the preferred cut-offs with a 400 (it measured
 // nothing). Now it measures its own attempts (routing/measures.ts) and ranks by them. One upstream is made clearly
-// slower (150 ms to its head, or 15 ms a token); what is asserted is which provider answered, never a time.
+// slower (150 ms to its head, or 15 ms a token: at most ~75 tokens a second); what is asserted is which provider
+// answered, never a time, and a cut-off sits well clear of both sides (a loaded machine slows the fast one too).
 const SLOW_HEAD_MS = 150;
 const DRIP_MS = 15;
 let flakyFails = false;
@@ -106,7 +107,7 @@ describe('provider.sort by what the gateway measured', () => {
     expect(await answeredBy({ model: 'test/cut', provider: { preferred_max_latency: 60 } })).toBe('slow');
     // Missed by the only provider left: it still answers.
     expect(await answeredBy({ model: 'test/cut', provider: { only: ['slow'], preferred_max_latency: 0.1 } })).toBe('slow');
-    expect(await answeredBy({ model: 'test/rate', stream: true, provider: { preferred_min_throughput: { p50: 1000 } } })).toBe('burst');
+    expect(await answeredBy({ model: 'test/rate', stream: true, provider: { preferred_min_throughput: { p50: 200 } } })).toBe('burst');
   });
 
   it('a models list: partition "none" sorts every model together, and a cut-off lets a fallback model that meets it go first', async () => {
