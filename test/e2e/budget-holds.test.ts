@@ -17,6 +17,14 @@ const CALL = ['chat', '--model', 'local/lorem', '--max-tokens', '200', 'write 50
 const chats = () => t.requests().filter((r) => r.path === '/v1/chat/completions').length;
 const holds = (state: string) => (existsSync(join(state, 'budget-holds')) ? readdirSync(join(state, 'budget-holds')).filter((n) => n.endsWith('.json')) : []);
 
+const wholeHold = (path: string) => {
+  try {
+    return typeof (JSON.parse(readFileSync(path, 'utf8')) as { usd?: unknown }).usd === 'number';
+  } catch {
+    return false;
+  }
+};
+
 type LedgerLine = { cost: number; id?: string; endpoint: string; unsettled?: string; reconciles?: string; real_cost?: number; time?: string; sent_after?: string };
 
 /**
@@ -79,7 +87,8 @@ describe('a budget across processes', () => {
     await t.admin('faults', { faults: ['slow,delay_ms=600000,path=/chat/completions'] });
     try {
       const child = t.spawn(CALL, env);
-      await until(() => holds(state).length > 0);
+      // Whole: a hold file seen between its creation and its write is one whose call was never sent (a kill then leaves nothing to count).
+      await until(() => holds(state).some((n) => wholeHold(join(state, 'budget-holds', n))));
       expect(holds(state)).toHaveLength(1);
       child.kill('SIGKILL');
       await new Promise((r) => child.on('close', r));
