@@ -1,7 +1,6 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hostileGateway } from '../support/hostile-gateway.js';
 import { FLAVORS, batchesPathOf } from '../support/batch-jobs.js';
-import { SETTLE } from '../support/until.js';
 
 // A batch's requests run through the gateway's upstreams: a provider key (the gateway's own, from api_key_env)
 // an upstream splits between two strings of its answer (its start ending the answer's id, its rest starting
@@ -14,25 +13,13 @@ const answer = (id: string, content: string) => JSON.stringify({ id, object: 'ch
 
 for (const flavor of FLAVORS) {
   describe(`a batch's results (${flavor})`, () => {
-    const { willAnswer, raw } = hostileGateway(KEY, { batchDelayMs: 0, flavor });
+    const { willAnswer, settledBatchText } = hostileGateway(KEY, { batchDelayMs: 0, flavor });
     const path = batchesPathOf(flavor);
-
-    const run = async (): Promise<string> => {
-      const requests = [{ custom_id: 'r0', body: { messages: [{ role: 'user', content: 'hi' }] } }];
-      const created = await raw('POST', path, { endpoint: '/v1/chat/completions', model: 'test/m', completion_window: '24h', requests });
-      expect(created.status, created.text).toBeLessThan(300);
-      const id = (JSON.parse(created.text) as { id: string }).id;
-      return vi.waitFor(async () => {
-        const seen = await raw('GET', `${path}/${id}`);
-        expect(seen.text).toMatch(/"status":"(completed|failed)"/);
-        return seen.text;
-      }, SETTLE);
-    };
 
     it("a key split between the answer's id and its content", async () => {
       for (const at of [3, 8, 13]) {
         willAnswer({ body: answer(`chatcmpl-${KEY.slice(0, at)}`, `${KEY.slice(at)} said`) });
-        const text = await run();
+        const text = await settledBatchText(path);
         expect(text).toContain('said');
         expect(piecesIn(text), `split at ${at}`).toEqual([]);
       }

@@ -67,7 +67,7 @@ export function hostileGateway(key: string, options: Partial<EmulatorOptions> = 
     settledBatchText: async (path: string) => {
       const requests = [{ custom_id: 'r0', body: { messages: [{ role: 'user', content: 'hi' }] } }];
       const created = await raw('POST', path, { endpoint: '/v1/chat/completions', model: 'test/m', completion_window: '24h', requests });
-      expect(created.status).toBeLessThan(300);
+      expect(created.status, created.text).toBeLessThan(300);
       const id = (JSON.parse(created.text) as { id: string }).id;
       return vi.waitFor(async () => {
         const seen = await raw('GET', `${path}/${id}`);
