@@ -83,11 +83,24 @@ describe.each([...fakes, ['the gateway over local upstreams', up] as const])('a 
   });
 });
 
-it("over the gateway a status it does not pass over (a 400) is the caller's, as the upstream's refusal would be: no other provider asked", async () => {
-  const asked = [up.upstream('alpha').seen.length, up.upstream('beta').seen.length];
-  const res = await fetch(`${up.gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${up.apiKey}`, 'content-type': 'application/json', 'x-router-fault': '400,provider=alpha' }, body: JSON.stringify({ model: 'local/echo', messages }) });
-  expect([res.status, ((await res.json()) as { error: { message: string } }).error.message]).toEqual([400, 'alpha: Injected fault: HTTP 400']);
-  expect([up.upstream('alpha').seen.length, up.upstream('beta').seen.length]).toEqual(asked);
+// A status the gateway does not pass over (a 400: the request itself is wrong, which no backup provider would
+// answer otherwise) went back to the caller over the gateway, but the fake routing fell back on it and answered 200.
+// Now both give the caller the 400, no other provider asked: chat, Responses, embeddings.
+describe.each([...fakes, ['the gateway over local upstreams', up] as const])("a provider= 400 is the caller's, %s", (_name, target) => {
+  it.each([
+    ['/v1/chat/completions', { model: 'local/echo', messages }],
+    ['/v1/chat/completions', { model: 'local/echo', messages, stream: true }],
+    ['/v1/responses', { model: 'local/echo', input: 'hi' }],
+    ['/v1/embeddings', { model: 'local/embed', input: 'hi' }],
+  ] as const)('%s %j', async (path, body) => {
+    const e = 'gateway' in target ? target.gateway : target;
+    const alpha = 'gateway' in target ? 'alpha' : 'local-alpha';
+    const asked = 'gateway' in target ? [target.upstream('alpha').seen.length, target.upstream('beta').seen.length] : [];
+    const res = await fetch(`${e.apiRoot}${path}`, { method: 'POST', headers: { authorization: `Bearer ${e.store.firstKeys().apiKey}`, 'content-type': 'application/json', 'x-router-fault': `400,provider=${alpha}` }, body: JSON.stringify(body) });
+    const text = await res.text();
+    expect([res.status, (JSON.parse(text) as { error?: { message: string } }).error?.message]).toEqual([400, `${alpha}: Injected fault: HTTP 400`]);
+    if ('gateway' in target) expect([target.upstream('alpha').seen.length, target.upstream('beta').seen.length]).toEqual(asked);
+  });
 });
 
 // The fake models' 401–404 `provider=` fault said no `x-should-retry`, where the gateway's (a provider's refusal of
