@@ -13,6 +13,7 @@ import { keepBatchContent } from '../resources/generation-content.js';
 import { reasoningOf } from '../models/responses-reasoning.js';
 import type { Store } from '../state/store-api.js';
 import type { BatchGateway } from '../providers/types.js';
+import type { FaultRule } from '../http/faults.js';
 
 /** How many of a batch's requests run at once: several over providers (`batch_concurrency`; each result on disk as it arrives, in any order), else one. */
 export function concurrencyOf(record: BatchRecord, gateway?: BatchGateway): number {
@@ -24,6 +25,18 @@ export function itemBody(record: BatchRecord, rawBody: Body): Body {
   const body: Body = { ...rawBody, model: record.model };
   if (record.provider) body.provider = { ...(body.provider as Body | undefined), ...record.provider };
   return body;
+}
+
+/** The `provider=` fault of a batch's create request (header or rule), kept with the batch; nothing for another fault or none. */
+export function keptFault(fault: FaultRule | undefined): Pick<BatchRecord, 'provider_fault'> {
+  if (fault?.provider === undefined) return {};
+  return { provider_fault: { provider: fault.provider, status: fault.status!, ...(fault.retryAfter !== undefined && { retry_after: fault.retryAfter }) } };
+}
+
+/** The fault each request of the batch meets, as a direct call carrying it does (fake-route.ts, provider-fault.ts). */
+function faultOf(record: BatchRecord): FaultRule | undefined {
+  const kept = record.provider_fault;
+  return kept && { kind: 'status', status: kept.status, provider: kept.provider, ...(kept.retry_after !== undefined && { retryAfter: kept.retry_after }) };
 }
 
 /** What executeItem tells of a request's answer beyond its body. */
@@ -52,28 +65,29 @@ function batchOwnId(answer: Body, endpoint: string, served: BatchServed): Body {
 /** Runs one request of a batch: a result item with the response, or with the error a request would get. */
 export async function executeItem(record: BatchRecord, customId: string, rawBody: Body, created: number, gateway?: BatchGateway, served: BatchServed = {}): Promise<Body> {
   const body = itemBody(record, rawBody);
+  const fault = faultOf(record);
   const requestId = `req_${randomHex(10)}`;
   const id = `batch_req_${randomHex(12)}`;
   try {
     let response: Body;
     if (gateway?.serves(record.model, record.endpoint) && record.endpoint === '/v1/messages') {
       const chat = chatBodyOf(body);
-      const answer = await gateway.complete(chat, '/v1/chat/completions', served);
+      const answer = await gateway.complete(chat, '/v1/chat/completions', served, fault);
       response = batchOwnId(messageOf(answer, typeof answer.service_tier === 'string' && answer.service_tier ? answer.service_tier : 'batch', chat.stop), record.endpoint, served);
     } else if (gateway?.serves(record.model, record.endpoint)) {
-      response = batchOwnId(await gateway.complete(body, record.endpoint, served), record.endpoint, served);
+      response = batchOwnId(await gateway.complete(body, record.endpoint, served, fault), record.endpoint, served);
     } else if (record.endpoint === '/v1/chat/completions') {
-      response = { ...chatCompletion(body, planChat(body), created, { id: genId('gen-batch') }), service_tier: 'batch' };
+      response = { ...chatCompletion(body, planChat(body, { fault }), created, { id: genId('gen-batch') }), service_tier: 'batch' };
     } else if (record.endpoint === '/v1/embeddings') {
       delete body.provider;
-      response = (await planEmbeddings(body, { batch: true })).response;
+      response = (await planEmbeddings(body, { batch: true, at: { fault } })).response;
     } else if (record.endpoint === '/v1/responses') {
-      const plan = planResponses(body, created);
+      const plan = planResponses(body, created, { fault });
       served.provider = plan.routed.provider;
       // Its tier's list (ServiceTier) has no `batch`, and the tier asked is not the one it ran on: none said.
       response = { ...plan.result, service_tier: null };
     } else {
-      response = messagesResult(body, created, served);
+      response = messagesResult(body, created, served, fault);
     }
     return { id, custom_id: customId, response: { status_code: 200, request_id: requestId, body: atBatchPrice(response) }, error: null };
   } catch (caught) {
@@ -99,9 +113,9 @@ export function failedItem(endpoint: string, customId: string, status: number, m
 }
 
 /** A messages request of a batch run as the chat request it means (messages-format.ts), on a fake model. */
-function messagesResult(body: Body, created: number, served: { provider?: string }): Body {
+function messagesResult(body: Body, created: number, served: { provider?: string }, fault?: FaultRule): Body {
   const chatBody = chatBodyOf(body);
-  const completion = chatCompletion(chatBody, planChat(chatBody), created, { id: genId('gen-batch') });
+  const completion = chatCompletion(chatBody, planChat(chatBody, { fault }), created, { id: genId('gen-batch') });
   served.provider = completion.provider as string;
   // A batch's tier, as Anthropic's usage names it (AnthropicServiceTier: standard, priority, batch).
   return messageOf(completion, 'batch', chatBody.stop);

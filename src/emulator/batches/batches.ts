@@ -4,7 +4,7 @@ import { TERMINAL, type BatchRecord, type BatchStatus } from '../state/batch-sto
 import type { BatchStorage, Store } from '../state/store-api.js';
 import { chargeable } from '../state/billing.js';
 import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, asCharged, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, publicBatch, recount, chargeKey, settled } from './batch-rules.js';
-import { concurrencyOf, executeItem, keepBatchGeneration, type BatchServed } from './batch-items.js';
+import { concurrencyOf, executeItem, keepBatchGeneration, keptFault, type BatchServed } from './batch-items.js';
 import { countOnKey, creditsRanOut, HeldCredits, resultsOwed, keyHash, owesRelease, releaseIfEnded, releaseUnsent, sentCount, type Unsent } from './batch-credits.js';
 import { inPool } from './batch-pool.js';
 import type { BatchGateway } from '../providers/types.js';
@@ -88,7 +88,7 @@ export class BatchEngine {
         error: null,
         usage: null,
         payment_due: null,
-        results_deleted: false, priced_results: true,
+        results_deleted: false, priced_results: true, ...keptFault(ctx.fault),
         ...(this.opts.gateway?.serves(fields.model, fields.endpoint) ? { held: true } : {}),
       };
       this.store.commit(record, upload);

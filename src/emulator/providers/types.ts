@@ -1,4 +1,5 @@
 import type { Ctx } from '../http/http.js';
+import type { FaultRule } from '../http/faults.js';
 
 /**
  * The provider seam: what the gateway asks of any provider (the fake models, an OpenAI-compatible
@@ -140,8 +141,8 @@ export interface BatchGateway {
   serves(model: string, endpoint?: string): boolean;
   /** How many of one batch's requests are asked at once. */
   readonly batchConcurrency: number;
-  /** One request's whole answer; `served.provider` is set to the provider that gave it. */
-  complete(body: Record<string, unknown>, endpoint?: string, served?: { provider?: string }): Promise<Record<string, unknown>>;
+  /** One request's whole answer; `served.provider` is set to the provider that gave it. `fault`: the batch's `provider=` fault. */
+  complete(body: Record<string, unknown>, endpoint?: string, served?: { provider?: string }, fault?: FaultRule): Promise<Record<string, unknown>>;
   /** The most one request can cost at full price (held before it is sent); undefined when nothing bounds it. */
   bound(body: Record<string, unknown>, endpoint?: string): number | undefined;
 }

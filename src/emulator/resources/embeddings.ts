@@ -93,7 +93,7 @@ async function perInput<T>(plan: EmbeddingPlan, make: (index: number) => T): Pro
 }
 
 /** A batch item's answer. */
-export async function planEmbeddings(body: Body, opts: { batch?: boolean } = {}) {
+export async function planEmbeddings(body: Body, opts: { batch?: boolean; at?: RouteAsk } = {}) {
   const plan = checkEmbeddings(body, opts);
   return { response: answer(plan, await perInput(plan, (i) => item(plan, i))), cost: plan.cost };
 }

@@ -1,4 +1,5 @@
 import { HttpError, type Ctx } from '../http/http.js';
+import type { FaultRule } from '../http/faults.js';
 import { validateChat } from '../resources/chat.js';
 import { listedModel } from '../resources/model-list.js';
 import { MODELS } from '../models/models.js';
@@ -283,8 +284,8 @@ export class Gateway {
   }
 
   /** One request of a batch (chat, embeddings or Responses), not streamed, over the providers (routing/batch-through.ts). */
-  complete(body: Body, endpoint = '/v1/chat/completions', served: { provider?: string } = {}): Promise<Body> {
-    return completeThrough(body, endpoint, served, this.catalog, (candidates, passed, ask, named) => this.firstWhole(candidates, passed, ask, named), this.deck);
+  complete(body: Body, endpoint = '/v1/chat/completions', served: { provider?: string } = {}, fault?: FaultRule): Promise<Body> {
+    return completeThrough(body, endpoint, served, this.catalog, (candidates, passed, ask, named) => this.firstWhole(candidates, passed, ask, named), this.deck, fault);
   }
 
   /** The most a batch request can cost at full price, held before it is sent (undefined: no bound; routing/batch-bound.ts). */

@@ -159,6 +159,8 @@ export interface BatchRecord extends Omit<Batch, 'object' | 'results' | 'usage' 
   key_hash?: string;
   /** Its saved results' `usage.cost` is at the batch price: made by this build, or repriced once (priceSavedResults). */
   priced_results?: boolean;
+  /** A `provider=` status fault its create request carried (http/faults.ts): each of its requests meets it, as a call alone would. */
+  provider_fault?: { provider: string; status: number; retry_after?: string };
 }
 
 /** A batch's requests as they are uploaded, before the batch exists. */
