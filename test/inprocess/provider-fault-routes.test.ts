@@ -133,3 +133,36 @@ describe.each(fakes)('x-should-retry after local/unavailable, %s', (_name, e) =>
     expect([res.status, res.headers.get('x-should-retry')]).toEqual([502, 'false']);
   });
 });
+
+// A provider= 529 or 524 fault said `provider_unavailable` (and, on messages, `api_error`) when every provider failed
+// so, where an upstream's own answer of that status says it was overloaded or timed out (bounded.ts statusFailure):
+// now the fault's failure has its status's cause, on both routings, in each route's error shape.
+describe.each([...fakes, ['the gateway over local upstreams', up] as const])('the cause of a provider= 529 or 524, %s', (_name, target) => {
+  it.each([
+    ['529', 'provider_overloaded', 'overloaded_error'],
+    ['524', 'timeout', 'timeout_error'],
+  ] as const)('%s: %s', async (status, cause, anthropicType) => {
+    const e = 'gateway' in target ? target.gateway : target;
+    const alpha = 'gateway' in target ? 'alpha' : 'local-alpha';
+    const key = e.store.firstKeys().apiKey;
+    const seenTypes: string[] = [];
+    for (const [path, body] of [
+      ['/v1/chat/completions', { model: 'local/echo', messages, provider: NO_FALLBACKS }],
+      ['/v1/chat/completions', { model: 'local/echo', messages, provider: NO_FALLBACKS, stream: true }],
+      ['/v1/responses', { model: 'local/echo', input: 'hi', provider: NO_FALLBACKS }],
+      ['/v1/messages', { model: 'local/echo', max_tokens: 16, messages, provider: NO_FALLBACKS }],
+      ['/v1/embeddings', { model: 'local/embed', input: 'hi' }],
+    ] as const) {
+      const res = await fetch(`${e.apiRoot}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', 'x-router-fault': `${status},provider=${alpha}` }, body: JSON.stringify(body) });
+      const error = ((await res.json()) as { error: { type?: string; error_type?: string; metadata?: { error_type: string } } }).error;
+      seenTypes.push(`${path} ${res.status} ${error.metadata?.error_type ?? `${error.type} ${error.error_type}`}`);
+    }
+    expect(seenTypes).toEqual([
+      `/v1/chat/completions 502 ${cause}`,
+      `/v1/chat/completions 502 ${cause}`,
+      `/v1/responses 502 ${cause}`,
+      `/v1/messages 502 ${anthropicType} ${cause}`,
+      `/v1/embeddings 502 ${cause}`,
+    ]);
+  });
+});

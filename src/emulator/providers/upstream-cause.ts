@@ -64,3 +64,6 @@ export function answeredCause(status: number, text: string): string {
   const said = isRecord(body) ? keptCause(isRecord(body.error) ? body.error : body) : undefined;
   return said ?? (KEPT_CAUSES.has(errorTypeFor(status)) ? errorTypeFor(status) : 'provider_unavailable');
 }
+
+/** The cause of an answer of `status` that says nothing more (a `provider=` fault's: routing/provider-fault.ts, fake-route.ts). */
+export const statusCause = (status: number): string => answeredCause(status, '');

@@ -3,6 +3,7 @@ import { inOrder, providerNames, resolveModel } from '../http/validate.js';
 import type { ModelSpec } from '../models/models.js';
 import { lastingStatus, type Attempt } from './attempt.js';
 import { passesOver } from '../providers/types.js';
+import { statusCause } from '../providers/upstream-cause.js';
 import { cheapestFirst, rulesOf, ruledOut, whyNot } from './provider-rules.js';
 import { namedOut, withoutFallbacks } from './provider-choice.js';
 import { allFailed } from './all-failed.js';
@@ -88,11 +89,11 @@ export function route(body: Body, kind: Kind, at?: RouteAsk): Routed {
  * caller, as the gateway's provider-fault.ts does (the OpenAPI's `allow_fallbacks`: a backup serves when a provider is
  * unavailable, not when the request is wrong).
  */
-function faultAt(fault: RouteAsk['fault'], provider: string): Pick<Attempt, 'error' | 'status' | 'retryAfter' | 'lasting'> | undefined {
+function faultAt(fault: RouteAsk['fault'], provider: string): Pick<Attempt, 'error' | 'status' | 'cause' | 'retryAfter' | 'lasting'> | undefined {
   if (fault?.kind !== 'status' || fault.provider !== provider) return undefined;
   if (!passesOver(fault.status!)) throw new HttpError(fault.status!, `${provider}: Injected fault: HTTP ${fault.status}`);
   // A 401–404 is the provider's last word, as a gateway's upstream's is (metadata.ts): the 502 then says `x-should-retry: false`.
-  return { error: `${provider}: Injected fault: HTTP ${fault.status}`, status: fault.status, ...(fault.retryAfter !== undefined && { retryAfter: fault.retryAfter }), ...(lastingStatus(fault.status) && { lasting: true as const }) };
+  return { error: `${provider}: Injected fault: HTTP ${fault.status}`, status: fault.status, cause: statusCause(fault.status!), ...(fault.retryAfter !== undefined && { retryAfter: fault.retryAfter }), ...(lastingStatus(fault.status) && { lasting: true as const }) };
 }
 
 /** The model an id of the chain names, or why it names none (a 400's words). */
