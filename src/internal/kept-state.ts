@@ -35,12 +35,24 @@ export function sayKeptProblem(path: string, what: string): void {
  * instead, such as "taken as empty").
  */
 export function readKeptText(path: string, then: string, max?: number): string | undefined {
+  const text = readKeptRecord(path, then, max);
+  return text === UNREADABLE ? undefined : text;
+}
+
+/** What readKeptRecord gives for a file that is there and cannot be read. */
+export const UNREADABLE: unique symbol = Symbol('unreadable');
+
+/**
+ * As readKeptText, for a record whose absence itself says something (a create's record gone: nothing left unanswered):
+ * one that is there and cannot be read is UNREADABLE (said, with `then`), never taken for one not there.
+ */
+export function readKeptRecord(path: string, then: string, max?: number): string | undefined | typeof UNREADABLE {
   try {
     return readLocalText(path, max);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     sayKeptProblem(path, `${code ? keptFileWhy(code) : `cannot read it (${(err as Error).message})`}; ${then}`);
-    return undefined;
+    return UNREADABLE;
   }
 }

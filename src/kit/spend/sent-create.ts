@@ -6,6 +6,7 @@
  * batches not yet made that were never sent (`batch run`'s) are let go as before: their batches are found again by their job.
  */
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readKeptRecord, sayKeptProblem, UNREADABLE } from '../../internal/kept-state.js';
 import { basename, dirname, join } from 'node:path';
 import { isRecord } from '../../internal/shape.js';
 import { appendUsage, batchHoldPath } from './ledger.js';
@@ -20,16 +21,30 @@ export interface SentCreate {
   sent_at: string;
 }
 
-/** What the create's record says while it still says this send's answer was never heard: its batch's id where known; else undefined. */
+/** What is done with a send whose create's record is there but damaged or unreadable. */
+const DAMAGED_THEN = 'its create is taken as sent and unanswered, its budget hold kept (its batch may exist)';
+
+/**
+ * What the create's record says while it still says this send's answer was never heard: its batch's id where known; else undefined.
+ * A record that is gone says the answer was heard (or nothing made). One there that is damaged or cannot be read (kept-state.ts:
+ * said once, never thrown) says nothing of it, so it is taken as unheard: read as heard, its hold went and the budget under-counted.
+ */
 export function unheardSend(sent: unknown): { batch_id?: string } | undefined {
   if (!isRecord(sent) || typeof sent.record !== 'string' || typeof sent.sent_at !== 'string') return undefined;
+  const text = readKeptRecord(sent.record, DAMAGED_THEN);
+  if (text === undefined) return undefined;
+  let rec: unknown;
   try {
-    const rec: unknown = JSON.parse(readFileSync(sent.record, 'utf8'));
-    if (!isRecord(rec) || rec.sent_at !== sent.sent_at) return undefined;
-    return typeof rec.batch_id === 'string' ? { batch_id: rec.batch_id } : {};
+    rec = text === UNREADABLE ? undefined : JSON.parse(text);
   } catch {
-    return undefined;
+    /* damaged, as below */
   }
+  if (!isRecord(rec) || typeof rec.sent_at !== 'string') {
+    if (text !== UNREADABLE) sayKeptProblem(sent.record, `is damaged (not a create record); ${DAMAGED_THEN}`);
+    return {};
+  }
+  if (rec.sent_at !== sent.sent_at) return undefined;
+  return typeof rec.batch_id === 'string' ? { batch_id: rec.batch_id } : {};
 }
 
 /**
