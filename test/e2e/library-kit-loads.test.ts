@@ -5,7 +5,7 @@ import { startCliEnv } from '../support/cli-env.js';
 import { startedForAll } from '../support/for-all.js';
 
 // What `import('router-cli/kit')` loads in a program of its own (the built package, by its name): a program that
-// imports it for one feature does not pay for the others. A feature's modules (MCP's connection, reconcile's steps,
+// imports it for one feature does not pay for the others. A feature's modules (MCP's connection, reconcile's steps, a command's process group, the budgets' words,
 // the answer's reading of a prompt, a fragment's HTTP client, an embedding's decoding; undici and the SDKs) are
 // loaded by its first use, and its errors keep their classes. Module hooks of this program only list what node loads.
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -32,6 +32,8 @@ const use = async (name, fn) => {
 };
 await use('prompt', async () => (await kit.chatModel(client, 'local/echo').prompt('hello', { onText: () => {} })).text);
 await use('reconcile', async () => (await kit.reconcile({ env: process.env, profile: 'default', client, limit: 5, signal: new AbortController().signal })).report.checked);
+await use('command', async () => [(await kit.runCommand(['true'], '', new AbortController().signal)).code, (await kit.commandTool({ name: 'none' }, ['no-such-command-here']).run({}, new AbortController().signal)).code]);
+await use('budgets', async () => (await kit.budgetsFor(process.env, kit.budgetLimits({ profile: 'default', daily: 1 }))).map((b) => [b.name, b.limit, b.spent]));
 await use('mcp', async () => { const e = await caught(kit.connectMcp('no-such-mcp-server-here', { env: {} })); return [e instanceof kit.ToolSourceError, e.kind]; });
 await use('fragment', async () => { const e = await caught(kit.fetchFragment(process.env.ROUTER_API_ROOT + '/no-such-fragment', { maxRetries: 0 })); return [e instanceof kit.FragmentError, e.code]; });
 await use('embed', async () => (await kit.embedTexts({ model: 'local/embed', dimensions: null }, ['one'], { client })).length);
@@ -42,6 +44,8 @@ process.stdout.write(JSON.stringify(steps));
 /** The kit's own modules of a feature, loaded by its first use. */
 const FEATURES = {
   reconcile: ['dist/kit/spend/reconcile-asked.js', 'dist/kit/spend/reconcile-held.js', 'dist/kit/spend/reconcile-batch.js', 'dist/kit/spend/reconcile-sent.js', 'dist/kit/spend/reconcile-joint.js', 'dist/kit/spend/lookup-bound.js', 'dist/kit/spend/sent-link.js'],
+  command: ['dist/internal/process-group.js', 'dist/kit/project-bin.js'],
+  budgets: ['dist/config/settings.js'],
   mcp: ['dist/kit/mcp-stdio.js', 'dist/kit/mcp-content.js', 'dist/kit/mcp-call.js', 'dist/kit/mcp-config-file.js', 'dist/kit/mcp-data-file.js', 'dist/kit/mcp-not-mcp.js'],
 };
 /**
@@ -68,7 +72,7 @@ function runProgram(env: Record<string, string>): Promise<{ code: number | null;
   });
 }
 
-type Steps = Record<'imported', { loaded: string[]; required: string[] }> & Record<'prompt' | 'reconcile' | 'mcp' | 'fragment' | 'embed', { result: unknown; loaded: string[] }>;
+type Steps = Record<'imported', { loaded: string[]; required: string[] }> & Record<'prompt' | 'reconcile' | 'command' | 'budgets' | 'mcp' | 'fragment' | 'embed', { result: unknown; loaded: string[] }>;
 
 it("importing the kit loads none of a feature's modules; its first use does, and its errors keep their classes", async () => {
   const r = await runProgram({ ...t.env, HOOKS, LOADED_LOG: resolve(t.dir, 'loaded-modules.txt') });
@@ -81,6 +85,8 @@ it("importing the kit loads none of a feature's modules; its first use does, and
   expect(early).toEqual([]);
   expect(steps.prompt.result).toBe('hello');
   expect(steps.reconcile.result).toBe(0);
+  expect(steps.command.result).toEqual([0, 127]);
+  expect(steps.budgets.result).toEqual([['daily_budget', 1, 0]]);
   expect(steps.mcp.result).toEqual([true, 'start']);
   expect(steps.fragment.result).toEqual([true, 'fetch_failed']);
   expect(steps.embed.result).toBe(1);
