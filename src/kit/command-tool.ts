@@ -7,9 +7,7 @@ import type { Tool, ToolResult } from './tool.js';
 import { atExit } from '../internal/exit-hooks.js';
 import { whenAborted } from '../internal/abort-fanout.js';
 import { toolEnv } from './tool-env.js';
-import { installedHere, projectBin } from './project-bin.js';
 import { counted } from '../internal/counted.js';
-import { endGroup, signalGroup } from '../internal/process-group.js';
 
 /** The most of one stream of a command's output sent back to the model. */
 export const MAX_RESULT_BYTES = 1024 * 1024;
@@ -70,7 +68,7 @@ function notStarted(file: string, e: NodeJS.ErrnoException): CommandRun {
 export async function runCommand(command: string | string[], input: string, signal: AbortSignal, env: Record<string, string> = toolEnv(process.env)): Promise<CommandRun> {
   signal.throwIfAborted();
   // Loaded only when a tool runs: a one-shot chat never loads child processes.
-  const { spawn } = await import('node:child_process');
+  const [{ spawn }, { endGroup, signalGroup }] = await Promise.all([import('node:child_process'), import('../internal/process-group.js')]);
   // Aborted while it loaded (no listener yet to hear it): never spawned, else never settled.
   signal.throwIfAborted();
   const [file, args] = typeof command === 'string' ? ['/bin/sh', ['-c', command]] : [command[0]!, command.slice(1)];
@@ -118,6 +116,7 @@ export async function runCommand(command: string | string[], input: string, sign
 /** A command (its first word, for a shell line) not found that the project installed: where it is. */
 async function notOnPath(command: string | string[]): Promise<string | undefined> {
   const program = typeof command === 'string' ? /^\s*([\w.@+-]+)(\s|$)/.exec(command)?.[1] : command[0];
+  const { installedHere, projectBin } = await import('./project-bin.js');
   const bin = await projectBin(program);
   return bin && installedHere(bin);
 }

@@ -5,10 +5,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { resolve } from 'node:path';
-import { HttpCore } from '../client/core.js';
 import { ConnectionError, RouterError, TimeoutError } from '../client/errors.js';
-import { bodyError } from '../client/connection-errors.js';
-import { proxyFromEnv } from '../config/proxy.js';
 import { readLocalFile } from '../internal/local-file.js';
 import { isPipe, readPipe, unreadableWhy } from '../internal/named-input.js';
 import { childSignal } from '../internal/abort-fanout.js';
@@ -94,6 +91,8 @@ export async function fetchFragment(url: string, opts: FragmentSourceOptions = {
 
 async function fetchWithin(url: string, opts: FragmentSourceOptions & { signal: AbortSignal }, timeoutMs: number): Promise<string> {
   const max = opts.maxBytes ?? MAX_FRAGMENT_BYTES;
+  // An HTTP client of its own, loaded by the first fetch: a program that imports the kit and fetches nothing does not load it.
+  const [{ HttpCore }, { bodyError }, { proxyFromEnv }] = await Promise.all([import('../client/core.js'), import('../client/connection-errors.js'), import('../config/proxy.js')]);
   let at = url;
   for (let hop = 0; ; hop++) {
     const target = new URL(at);

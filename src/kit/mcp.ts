@@ -6,15 +6,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolSourceError, type Tool, type ToolResult } from './tool.js';
-import { mcpResult } from './mcp-content.js';
-import { callMcpTool } from './mcp-call.js';
 import { splitCommandLine } from './command-line.js';
 import { folderProgram } from './command-tool.js';
-import { installedHere, projectBin } from './project-bin.js';
-import { flagFileProgram, serversFileProgram } from './mcp-config-file.js';
-import { dataFileProgram } from './mcp-data-file.js';
-import { GroupStdioTransport } from './mcp-stdio.js';
-import { notMcp } from './mcp-not-mcp.js';
+import type { GroupStdioTransport } from './mcp-stdio.js';
 import { answerServerRequests, clientCapabilities, type McpClientAnswers } from './mcp-client-requests.js';
 import { firstWords } from '../internal/first-words.js';
 import { firstWholeWords, lastWords } from '../internal/key-safe-cut.js';
@@ -148,9 +142,17 @@ function olderTransportMayAnswer(err: unknown): boolean {
   return typeof code === 'number' && code >= 400 && code < 500 && code !== 401 && code !== 403;
 }
 
+/** What a connection runs, loaded at the first: a program that imports the kit and speaks to no server does not load it. */
+async function connectSteps() {
+  const loaded = [import('./mcp-content.js'), import('./mcp-call.js'), import('./project-bin.js'), import('./mcp-config-file.js'), import('./mcp-data-file.js'), import('./mcp-stdio.js'), import('./mcp-not-mcp.js')] as const;
+  const [content, call, bin, configFile, dataFile, stdio, notMcp] = await Promise.all(loaded);
+  return { ...content, ...call, ...bin, ...configFile, ...dataFile, ...stdio, ...notMcp };
+}
+
 export async function connectMcp(spec: string, opts: McpOptions): Promise<McpServer> {
   checkOptions('connectMcp()', opts, MCP_OPTIONS);
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { mcpResult, callMcpTool, installedHere, projectBin, flagFileProgram, serversFileProgram, dataFileProgram, GroupStdioTransport, notMcp } = await connectSteps();
   const newClient = (): Client => new Client({ name: 'router', version: '1' }, { capabilities: clientCapabilities(opts) });
   let client = newClient();
   let stderr = '';

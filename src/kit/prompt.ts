@@ -3,10 +3,7 @@
  * answer must follow, and the tools the model may call, run in a loop until it answers in text.
  */
 import type { RouterClient } from '../client/index.js';
-import { readCompletion } from '../client/answer-reading.js';
 import { credentialsInUse } from '../client/credentials.js';
-import { MessageAssembler, messageOf } from '../client/message-assembler.js';
-import { deltaText } from '../client/resources/chat.js';
 import type { ChatCompletion, ChatCompletionRequest, ChatMessage, ChatUsage } from '../client/types.js';
 import type { Attachment } from './attachments.js';
 import { addUsage, recordedUserMessage, userMessage, withSystem } from './messages.js';
@@ -82,6 +79,7 @@ export interface PromptResponse {
 
 /** A streamed answer, its pieces of text given to `onText`, joined into the completion the non-streamed answer is. */
 async function streamed(client: RouterClient, req: ChatCompletionRequest, signal: AbortSignal, onText: (text: string) => void): Promise<ChatCompletion> {
+  const [{ MessageAssembler }, { deltaText }] = await Promise.all([import('../client/message-assembler.js'), import('../client/resources/chat.js')]);
   const assembler = new MessageAssembler();
   const done: Partial<ChatCompletion> & { finish?: string | null } = {};
   for await (const chunk of await client.chat.stream(req, { signal })) {
@@ -129,6 +127,8 @@ export async function promptTurn(client: RouterClient, model: string, history: C
 }
 
 async function ask(client: RouterClient, model: string, sent: ChatMessage[], prompt: string, opts: PromptOptions, schema: AnswerSchema | undefined, set: ToolSet | undefined): Promise<PromptResponse> {
+  // The answer's reading, loaded by the first prompt: a program that imports the kit and prompts nothing does not load it.
+  const [{ readCompletion }, { messageOf }] = await Promise.all([import('../client/answer-reading.js'), import('../client/message-assembler.js')]);
   const attachments = opts.attachments ?? [];
   const start = sent.length;
   sent.push(userMessage(prompt, attachments));

@@ -6,7 +6,6 @@
  */
 import type { RouterClient } from '../../client/index.js';
 import type { EmbeddingsRequest } from '../../client/resources/embeddings.js';
-import { decodeEmbedding } from '../../client/resources/embeddings.js';
 import type { EmbeddingResponse } from '../../client/types.js';
 import { CollectionError } from '../errors.js';
 import { usageFields } from '../spend/ledger.js';
@@ -156,6 +155,7 @@ export async function embedTexts(plan: Pick<EmbedPlan, 'model' | 'dimensions'>, 
     });
   guard?.record({ command: opts.command ?? 'embed', endpoint: '/v1/embeddings', model: res.model ?? plan.model, ...(res.id ? { id: res.id } : {}), ...usageFields(res.usage as unknown as Record<string, unknown>) }, opts.checked);
   opts.onAnswer?.(res, items);
+  const { decodeEmbedding } = await import('../../client/resources/embeddings.js');
   const vectors: number[][] = [];
   for (const d of res.data) if (Number.isInteger(d.index) && d.index >= 0 && d.index < texts.length) vectors[d.index] = decodeEmbedding(d.embedding);
   const missing = texts.findIndex((_, i) => !vectors[i]);

@@ -4,7 +4,6 @@
  */
 import { NegativeCosts } from './negative-costs.js';
 import type { Source } from '../../config/settings.js';
-import { sourceName } from '../../config/settings.js';
 import { ledgerPath, type UsageRecord } from './ledger.js';
 import { InvalidAmount, type Budget, type BudgetName } from './errors.js';
 import { usd, usdWritten } from './cost-bound.js';
@@ -149,6 +148,7 @@ export async function budgetsFor(env: NodeJS.ProcessEnv, settings: BudgetSetting
   if (spent.damaged) damaged?.(spent.damaged, ledgerPath(env), spent.damagedLines ?? []);
   // Held past their processes (batches under way, costs the ledger could not take): as good as spent.
   const held = roundCost(kept ?? (await import('./budget-hold.js')).heldByOthers(env, settings.profile, undefined, now.getTime(), false).kept ?? 0);
+  const { sourceName } = await import('../../config/settings.js');
   return given.map(([name, key]) => {
     const value = settings[key]!;
     const from = sourceName(settings.from[key]!);

@@ -16,13 +16,8 @@ import { makeDir } from '../../internal/make-dir.js';
 import { eachLedgerRecord } from './ledger-read.js';
 import { roundCost } from '../../internal/round-cost.js';
 import { rootKey, sameRoot } from '../../internal/api-root.js';
-import { readAsked, saveAsked } from './reconcile-asked.js';
 import { HELD } from './hold-record.js';
-import { asker, settleHeld, type HeldReport, type NamedCall } from './reconcile-held.js';
-import { endedBatchHolds } from './reconcile-batch.js';
-import { lostSendHolds } from './reconcile-sent.js';
-import { settleJointly } from './reconcile-joint.js';
-import { lookupWithin } from './lookup-bound.js';
+import type { HeldReport, NamedCall } from './reconcile-held.js';
 
 /** The endpoints whose answers are generations the service can describe. */
 const GENERATED = new Set(['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/audio/speech', '/alpha/decisions']);
@@ -143,6 +138,12 @@ async function ledgerDeadHolds(env: NodeJS.ProcessEnv, signal: AbortSignal, now:
   await withBudgetLock(env, signal, async () => void heldByOthers(env, '', undefined, now)).catch(() => {});
 }
 
+/** The steps of a run, loaded by the first run: a program that imports the kit and never reconciles does not load them. */
+async function reconcileSteps() {
+  const [asked, held, batch, sent, joint, bound] = await Promise.all([import('./reconcile-asked.js'), import('./reconcile-held.js'), import('./reconcile-batch.js'), import('./reconcile-sent.js'), import('./reconcile-joint.js'), import('./lookup-bound.js')]);
+  return { ...asked, ...held, ...batch, ...sent, ...joint, ...bound };
+}
+
 async function reconcileAlone(o: Parameters<typeof reconcile>[0]): Promise<{ report: ReconcileReport; failure?: unknown }> {
   const now = o.now ?? Date.now();
   await ledgerDeadHolds(o.env, o.signal, now);
@@ -156,6 +157,7 @@ async function reconcileAlone(o: Parameters<typeof reconcile>[0]): Promise<{ rep
     if (problem) throw Object.assign(new Error(problem), { ledger: true });
   };
   const key = `${o.profile} ${rootKey(o.client.core.apiRoot)}`;
+  const { readAsked, saveAsked, asker, settleHeld, endedBatchHolds, lostSendHolds, settleJointly, lookupWithin } = await reconcileSteps();
   const asked = readAsked(o.env, key);
   const stillUnknown = new Map<string, number>();
   let failure: unknown;
