@@ -60,6 +60,11 @@ export interface CommandDef<F extends FlagTable = FlagTable, A extends readonly 
   logsUsage?: boolean;
   /** It prints prompts and answers kept on this machine (logs, conversations, fragments, roles): every key the run knows is hidden in its output (context.ts). */
   printsKept?: boolean;
+  /**
+   * It reads no file of internal/kept-state.ts (serve: the emulator), so it runs outside hearingKeptProblems, whose
+   * AsyncLocalStorage would hook every promise, timer and tick of a server's requests (~100 ns an await on node 20).
+   */
+  readsNoKeptFiles?: boolean;
   /** Flag values the settings give where none is typed (a profile's mcp): a flag that goes with one is then taken. */
   fromSettings?: (settings: Settings) => Record<string, unknown>;
   run: (ctx: RunContext<FlagValues<F>>, ...args: ArgValues<A>) => Promise<void>;
@@ -138,7 +143,7 @@ export function register(parent: Command, def: AnyCommandDef | GroupDef, inGroup
     if (flags) await checkFlagsGoWith(ctx, flags, fromSettings);
     if (printsKept) await (await import('./context.js')).hideKnownKeys(ctx.io, true);
     return run(ctx, ...args);
-  }, { logsUsage, jsonFields: def.jsonFields }));
+  }, { logsUsage, jsonFields: def.jsonFields, readsNoKeptFiles: def.readsNoKeptFiles }));
 }
 
 /** goesWith, the settings' values counted (read only when a typed flag lacks its partner on the command line). */

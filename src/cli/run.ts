@@ -167,7 +167,8 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       };
       if (!((opts as { model?: unknown }).model ?? '/').toString().includes('/')) (await import('./flags/model-alias.js')).resolveModelFlags(cmd, opts as Record<string, unknown>, io.env, `router ${names.join(' ')}`);
       // A state file that cannot be used is said on this run's stderr (internal/kept-state.ts), once.
-      await hearingKeptProblems((line) => io.note(line), () => fn(ctx, ...args));
+      if (facts.readsNoKeptFiles) await fn(ctx, ...args);
+      else await hearingKeptProblems((line) => io.note(line), () => fn(ctx, ...args));
       await io.flushJq();
       for (const text of closing.splice(0)) io.note(text);
       runtime.exitCode = signalExitCode(controller.signal) ?? runtime.exitCode;
@@ -224,6 +225,8 @@ function takeBackOwnFlags(cmd: Command, opts: Record<string, unknown>): void {
 export interface CommandFacts {
   logsUsage?: boolean;
   jsonFields?: readonly string[];
+  /** CommandDef.readsNoKeptFiles: run without hearing kept files' problems. */
+  readsNoKeptFiles?: boolean;
 }
 
 interface JsonOpts {

@@ -143,6 +143,15 @@ describe('architecture', () => {
     expect(users).toEqual(['cli/commands/serve.ts']);
   });
 
+  // serve runs outside hearingKeptProblems (its readsNoKeptFiles): a kept file's problem read in the emulator would go unsaid.
+  it('the emulator reaches no reader of kept files (internal/kept-state.ts)', () => {
+    const reached = new Set<string>();
+    const visit = (f: string): void => void (!reached.has(f) && reached.add(f) && (graph.get(f) ?? []).forEach(visit));
+    visit('emulator/server.ts');
+    expect(reached.size).toBeGreaterThan(100);
+    expect(reached.has('internal/kept-state.ts')).toBe(false);
+  });
+
   it('a note on a row holds: `(types only)` imports are `import type`, `(only from FILE)` is imported by that file alone', () => {
     const wrong: string[] = [];
     for (const [from, row] of DOC.layers) {

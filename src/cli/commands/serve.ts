@@ -39,6 +39,8 @@ export const serve = defineCommand({
   summary: 'run the local emulator of the whole API',
   description: 'Run the local emulator of the service on 127.0.0.1. It prints its API root and ready-to-use keys; state (keys, balances, batches) persists in --state. With --providers it is also a gateway to real OpenAI-compatible servers (Ollama, vLLM, OpenAI), with fallback, record and replay: docs/gateway.md.',
   flags: FLAGS,
+  // The emulator reads no kept file (test/unit/architecture.test.ts checks it imports no reader of one).
+  readsNoKeptFiles: true,
   examples: ['router serve --port 8080', 'router serve --port 0 --state ./state --json', 'router serve --fault "503,times=2"', 'router serve --flavor deployed'],
   run: runServe,
 });

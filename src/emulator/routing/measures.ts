@@ -68,7 +68,7 @@ export class Measures {
 
   /** An attempt begins at an unmeasured (provider, model): counted until `explored`. Whether it was counted. */
   explore(provider: string, model: string): boolean {
-    if (this.of(provider, model)) return false;
+    if (this.window(`${provider}\n${model}`)) return false;
     const key = `${provider}\n${model}`;
     this.exploring.set(key, (this.exploring.get(key) ?? 0) + 1);
     return true;
@@ -95,7 +95,12 @@ export class Measures {
 
   /** The percentiles of a (provider, model) over its window; undefined when it has no sample in it (unmeasured). */
   of(provider: string, model: string): Measured | undefined {
-    const key = `${provider}\n${model}`;
+    const window = this.window(`${provider}\n${model}`);
+    return window && (window.measured ??= measuredOf(window.samples));
+  }
+
+  /** A key's window, its samples past MAX_AGE_MS let go; undefined when none is left. Its percentiles are not made (explore() asks each request). */
+  private window(key: string): Window | undefined {
     const window = this.windows.get(key);
     if (!window) return undefined;
     const { samples } = window;
@@ -108,7 +113,7 @@ export class Measures {
       this.windows.delete(key);
       return undefined;
     }
-    return (window.measured ??= measuredOf(samples));
+    return window;
   }
 }
 
