@@ -1,3 +1,4 @@
+import { viaHeader } from '../http/loop-guard.js';
 import { request, type Dispatcher } from 'undici';
 import type { ProviderConfig } from './config.js';
 import { failureOf, publicHeaders, upstreamCall } from './upstream-call.js';
@@ -93,9 +94,11 @@ export class OpenAICompatible implements ProviderAdapter {
   private readonly keyHint: string;
 
   /** `keys`: every configured provider's key, hidden in what this one answers (key-scrub.ts); its own by default. */
+  /** `via`: the gateway's own name, sent in each request's `Via` header (http/loop-guard.ts); none for a drift check. */
   constructor(
     private readonly config: ProviderConfig,
     keys: readonly (string | undefined)[] = [config.apiKey],
+    private readonly via?: string,
   ) {
     this.name = config.name;
     this.keyHint = keyHint(config);
@@ -105,7 +108,7 @@ export class OpenAICompatible implements ProviderAdapter {
     this.keys = this.keyTexts.map((k) => Buffer.from(k));
     this.inKeys = bytesOf(this.keys);
     if (config.responses) this.responses = (req) => this.post(this.responsesUrl, req, RESPONSE_END);
-    const headers = (accept: string): Record<string, string> => ({ 'content-type': 'application/json', accept, 'accept-encoding': 'identity', ...(config.apiKey && { authorization: `Bearer ${config.apiKey}` }) });
+    const headers = (accept: string): Record<string, string> => ({ 'content-type': 'application/json', accept, 'accept-encoding': 'identity', ...(config.apiKey && { authorization: `Bearer ${config.apiKey}` }), ...(via && { via: viaHeader(via) }) });
     this.headers = { stream: Object.freeze(headers('text/event-stream')), whole: Object.freeze(headers('application/json')) };
   }
 
@@ -154,6 +157,7 @@ export class OpenAICompatible implements ProviderAdapter {
   async speech({ body, signal }: UpstreamChat): Promise<AudioReply> {
     const headers: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'identity' };
     if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
+    if (this.via) headers.via = viaHeader(this.via);
     let res: Awaited<ReturnType<typeof request>>;
     try {
       // The format by name (cassettes key on the caller's body): an upstream's default may not be the spec's pcm (OpenAI's is mp3).

@@ -1,3 +1,4 @@
+import { viaName } from '../http/loop-guard.js';
 import { HttpError, type Ctx } from '../http/http.js';
 import { validateChat } from '../resources/chat.js';
 import { listedModel } from '../resources/model-list.js';
@@ -51,6 +52,7 @@ export class Gateway {
   private readonly closers: (() => Promise<void>)[] = [];
   private readonly deck: CassetteDeck | undefined;
   readonly batchConcurrency: number;
+  readonly via = viaName(); // its name in the Via header of what it sends upstream (http/loop-guard.ts)
   /** An upstream's words as the caller gets them: without any provider key the upstream echoed. */
   private readonly hide: (text: string) => string;
   private readonly streamForms: KeyForm[]; // the provider keys in each form they are hidden in (keyForms), with their open starts
@@ -63,7 +65,7 @@ export class Gateway {
     const deck = (this.deck = opts.cassettes && new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing));
     if (deck) this.closers.push(() => (deck.stop(), deck.flush()));
     const upstreams: ProviderAdapter[] = opts.config.providers.map((p) => {
-      const live = new OpenAICompatible(p, keys);
+      const live = new OpenAICompatible(p, keys, this.via);
       this.closers.push(() => live.close());
       return deck ? deck.wrap(live) : live;
     });
