@@ -46,6 +46,8 @@ describe('a provider whose base_url is the gateway itself', () => {
   ])('%s: passed over at the first hop, the loop named', async (_, path, body) => {
     const res = await post(path, body);
     expect(res.status).toBe(502);
+    // A loop meets itself again: the client is told not to ask again.
+    expect(res.headers.get('x-should-retry')).toBe('false');
     const { error } = (await res.json()) as { error: { message: string } };
     expect(error.message).toContain('self: HTTP 508');
     expect(error.message).toContain('Loop detected: this gateway sent this request itself');
