@@ -2,7 +2,8 @@
 // key in api_key_env): before, one request made the next without end (a chat left running grew to
 // thousands of connections and hundreds of MB, the caller given a 502 after timeout_ms while the loop
 // went on). Now the gateway names itself in the Via header it sends upstream and refuses a request that
-// comes back bearing it (508): the provider is passed over at the first hop, in words.
+// comes back bearing it (508): the provider is passed over at the first hop, in words. It passes on the
+// names of the gateways before it, so a loop through two gateways ends the same way.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { childPort } from '../support/upstreams.js';
+import { gatewaysBefore } from '../../src/emulator/http/loop-guard.js';
 
 let home: string;
 let gateway: Emulator;
@@ -59,4 +61,37 @@ describe('a provider whose base_url is the gateway itself', () => {
     const entries = ((await log.json()) as { data: { path: string; body?: { messages?: { content: string }[] } }[] }).data;
     expect(entries.filter((e) => e.body?.messages?.[0]?.content === 'count')).toHaveLength(1);
   });
+});
+
+describe('two gateways whose providers point at each other', () => {
+  it('the request comes back to the first with its name passed on by the second: refused there, each logged once', async () => {
+    const [portA, portB] = [await childPort(), await childPort()];
+    const made = await Promise.all(['a', 'b'].map(async (name) => {
+      const state = join(home, `pair-${name}`);
+      const e = await startEmulator({ stateDir: state, port: 0 });
+      const k = e.store.firstKeys().managementKey;
+      await e.close();
+      return { state, key: k };
+    }));
+    const file = (to: number) => `providers:\n  - { name: other, base_url: "http://127.0.0.1:${to}/api/v1", api_key_env: OTHER_KEY, timeout_ms: 5000, models: { test/loop: test/loop } }\n`;
+    const a = await startEmulator({ stateDir: made[0]!.state, port: portA, gateway: { config: parseProviders(file(portB), { OTHER_KEY: made[1]!.key }) } });
+    const b = await startEmulator({ stateDir: made[1]!.state, port: portB, gateway: { config: parseProviders(file(portA), { OTHER_KEY: made[0]!.key }) } });
+    try {
+      const res = await fetch(`${a.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${made[0]!.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/loop', messages: [{ role: 'user', content: 'round' }] }) });
+      expect(res.status).toBe(502);
+      const logged = async (e: Emulator, key: string) => {
+        const log = await fetch(`${e.apiRoot}/_emulator/requests`, { headers: { authorization: `Bearer ${key}` } });
+        return ((await log.json()) as { data: { body?: { messages?: { content: string }[] } }[] }).data.filter((x) => x.body?.messages?.[0]?.content === 'round').length;
+      };
+      expect([await logged(a, made[0]!.key), await logged(b, made[1]!.key)]).toEqual([1, 1]);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
+
+it("only gateways' names of a caller's Via are passed on", () => {
+  expect(gatewaysBefore('1.1 corp-proxy, 1.1 router-gateway-0123456789ab')).toBe('1.1 router-gateway-0123456789ab');
+  expect(gatewaysBefore(['1.0 squid', 'HTTP/1.1 cdn'])).toBeUndefined();
+  expect(gatewaysBefore(undefined)).toBeUndefined();
 });

@@ -1,4 +1,4 @@
-import { viaName } from '../http/loop-guard.js';
+import { gatewaysBefore, viaName } from '../http/loop-guard.js';
 import { HttpError, type Ctx } from '../http/http.js';
 import { validateChat } from '../resources/chat.js';
 import { listedModel } from '../resources/model-list.js';
@@ -120,7 +120,7 @@ export class Gateway {
         const timing = this.timing(c);
         let reply;
         try {
-          reply = await (faulted(ctx.fault, c) ?? c.adapter.chat({ body: upstreamBody(body, c, stream), stream, signal: stream ? gone : readToEnd(gone) }));
+          reply = await (faulted(ctx.fault, c) ?? c.adapter.chat({ body: upstreamBody(body, c, stream), stream, signal: stream ? gone : readToEnd(gone), via: gatewaysBefore(ctx.req.headers.via) }));
         } catch (err) {
           // The caller hung up: no other provider is asked (nor, above, after a held stream: a fake model hears no abort).
           if (gone.aborted) return timing.end();
@@ -229,7 +229,7 @@ export class Gateway {
         const timing = this.timing(c);
         let reply: UpstreamReply;
         try {
-          reply = await (faulted(ctx.fault, c) ?? c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: stream ? gone : readToEnd(gone) }));
+          reply = await (faulted(ctx.fault, c) ?? c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: stream ? gone : readToEnd(gone), via: gatewaysBefore(ctx.req.headers.via) }));
         } catch (err) {
           if (gone.aborted) return timing.end();
           passOver(err, c, passed, this.hide);
