@@ -119,7 +119,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   const sockets = new Set<Socket>();
   const parts = { faults, log, batches, gateway, providers: opts.gateway?.config.providers, sockets, flavor: opts.flavor ?? 'spec' };
   const routes = new Routes(TABLES.flatMap((table) => table(parts)));
-  const d = { store, routes, faults, log, bodies: new BodyBudget(opts.bodiesInFlightBytes), bodyIdleMs: opts.bodyIdleMs ?? BODY_IDLE_MS, paths: new Map<string, string>() };
+  const d = { store, routes, faults, log, bodies: new BodyBudget(opts.bodiesInFlightBytes), bodyIdleMs: opts.bodyIdleMs ?? BODY_IDLE_MS, paths: new Map<string, string>(), via: gateway?.via };
 
   const answering = new OpenAnswers();
   const server = createServer({ ServerResponse: answersAfterCharges(() => store.flushCharges?.()) }, (req, res) => {

@@ -6,6 +6,7 @@ import type { Store } from '../state/store-api.js';
 import { authenticate, type Routes } from './routes.js';
 import { RequestBody, refuseEncodedBody, timeOutStalledBody, type BodyBudget } from './body.js';
 import { answerPreflight } from './cors.js';
+import { cameBack, LOOP_MESSAGE } from './loop-guard.js';
 
 const PLAIN_PATH = /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9_.~-]*)+$/;
 
@@ -19,6 +20,8 @@ export interface Dispatch {
   bodyIdleMs: number;
   /** The paths the log has kept, each once (at most PATHS_KEPT of them). */
   paths: Map<string, string>;
+  /** A gateway's own name in `Via` (loop-guard.ts): a request bearing it is refused, a loop ended. */
+  via?: string;
 }
 
 const PATHS_KEPT = 256;
@@ -105,6 +108,7 @@ export async function dispatch(d: Dispatch, req: IncomingMessage, res: ServerRes
   }
   const pathname = url ? url.pathname : target;
   if (!pathname.startsWith('/api/')) return answerError(res, 404, `Not found: ${pathname}; the API root is /api`);
+  if (d.via !== undefined && cameBack(req.headers.via, d.via)) return answerError(res, 508, LOOP_MESSAGE);
   const path = pathname.slice(4);
   const admin = path.startsWith('/_emulator/');
   const entry = admin ? undefined : logEntry(d, req, path, url?.search ? url.searchParams : undefined);

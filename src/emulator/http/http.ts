@@ -34,6 +34,7 @@ const TYPE_BY_STATUS: Record<number, string> = {
   500: 'server',
   502: 'provider_unavailable',
   503: 'provider_unavailable',
+  508: 'server',
   524: 'timeout',
   529: 'provider_overloaded',
 };

@@ -1,5 +1,5 @@
 import { parse } from 'yaml';
-import { MODEL_ID_PATTERN } from '../models/models.js';
+import { MODEL_ID_PATTERN, MODELS } from '../models/models.js';
 import { inListOrder, PARAMETER_NAMES } from '../models/parameters.js';
 import type { ProviderModel } from './types.js';
 import { DEFAULT_MAX_ANSWER_BYTES } from './bounded.js';
@@ -211,5 +211,11 @@ export function parseProviders(text: string, env: NodeJS.ProcessEnv, opts: ReadO
     }
   }
   if (!providers.length && doc.local_models === false) throw new ProvidersFileError('the file serves no model: providers is empty and local_models is false');
-  return { providers, localModels: doc.local_models !== false, batchConcurrency };
+  const localModels = doc.local_models !== false;
+  // A fake model served beside the file's is one of its ids too: an upstream may stand in for it, of its kind only.
+  for (const fake of localModels ? MODELS : []) {
+    const other = kinds.get(fake.id);
+    if (other && other.kind !== fake.kind) throw new ProvidersFileError(`model ${fake.id} is listed for ${other.kind} (provider ${other.provider}) and is a fake ${fake.kind} model here (local_models is on): one id, one kind of model; give it another id, or set local_models: false`);
+  }
+  return { providers, localModels, batchConcurrency };
 }

@@ -1,3 +1,4 @@
+import { viaHeader } from '../http/loop-guard.js';
 import { request, type Dispatcher } from 'undici';
 import type { ProviderConfig } from './config.js';
 import { failureOf, publicHeaders, upstreamCall } from './upstream-call.js';
@@ -93,9 +94,11 @@ export class OpenAICompatible implements ProviderAdapter {
   private readonly keyHint: string;
 
   /** `keys`: every configured provider's key, hidden in what this one answers (key-scrub.ts); its own by default. */
+  /** `via`: the gateway's own name, sent in each request's `Via` header (http/loop-guard.ts); none for a drift check. */
   constructor(
     private readonly config: ProviderConfig,
     keys: readonly (string | undefined)[] = [config.apiKey],
+    private readonly via?: string,
   ) {
     this.name = config.name;
     this.keyHint = keyHint(config);
@@ -105,7 +108,7 @@ export class OpenAICompatible implements ProviderAdapter {
     this.keys = this.keyTexts.map((k) => Buffer.from(k));
     this.inKeys = bytesOf(this.keys);
     if (config.responses) this.responses = (req) => this.post(this.responsesUrl, req, RESPONSE_END);
-    const headers = (accept: string): Record<string, string> => ({ 'content-type': 'application/json', accept, 'accept-encoding': 'identity', ...(config.apiKey && { authorization: `Bearer ${config.apiKey}` }) });
+    const headers = (accept: string): Record<string, string> => ({ 'content-type': 'application/json', accept, 'accept-encoding': 'identity', ...(config.apiKey && { authorization: `Bearer ${config.apiKey}` }), ...(via && { via: viaHeader(via) }) });
     this.headers = { stream: Object.freeze(headers('text/event-stream')), whole: Object.freeze(headers('application/json')) };
   }
 
@@ -151,9 +154,16 @@ export class OpenAICompatible implements ProviderAdapter {
   }
 
   /** `POST /audio/speech`: the audio relayed as it comes, never held whole. */
-  async speech({ body, signal }: UpstreamChat): Promise<AudioReply> {
+  /** The headers of a call: made once, but for a request that came through other gateways (their names before this one's in `Via`). */
+  private headersFor(stream: boolean, via: string | undefined): Record<string, string> {
+    const made = stream ? this.headers.stream : this.headers.whole;
+    return via && this.via ? { ...made, via: `${via}, ${viaHeader(this.via)}` } : made;
+  }
+
+  async speech({ body, signal, via }: UpstreamChat): Promise<AudioReply> {
     const headers: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'identity' };
     if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
+    if (this.via) headers.via = via ? `${via}, ${viaHeader(this.via)}` : viaHeader(this.via);
     let res: Awaited<ReturnType<typeof request>>;
     try {
       // The format by name (cassettes key on the caller's body): an upstream's default may not be the spec's pcm (OpenAI's is mp3).
@@ -197,14 +207,14 @@ export class OpenAICompatible implements ProviderAdapter {
   }
 
   /** `agent`: what the call goes through; by default the pools, or a relay hiding the keys when there are some (answer-relay.ts). */
-  private post(url: string, { body, stream, signal }: UpstreamChat, ends: EndRule = DONE_END, agent: Pick<Dispatcher, 'dispatch'> = this.keys.length ? new AnswerRelay(this.agent, this.keys, this.inKeys) : this.agent): Promise<UpstreamReply> {
+  private post(url: string, { body, stream, signal, via }: UpstreamChat, ends: EndRule = DONE_END, agent: Pick<Dispatcher, 'dispatch'> = this.keys.length ? new AnswerRelay(this.agent, this.keys, this.inKeys) : this.agent): Promise<UpstreamReply> {
     let target = this.targets.get(url);
     if (!target) {
       const parsed = new URL(url);
       this.targets.set(url, (target = { origin: parsed.origin, path: parsed.pathname + parsed.search }));
     }
     const maxAnswer = this.config.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
-    return upstreamCall(agent, { origin: target.origin, path: target.path, headers: stream ? this.headers.stream : this.headers.whole, body: JSON.stringify(body), signal, name: this.name, keyHint: this.keyHint, stream, ends, maxAnswer, timeoutMs: this.config.timeoutMs, firstEventMs: this.config.firstEventMs, idleMs: this.config.idleMs, responses: ends === RESPONSE_END }).then(this.noAnswer);
+    return upstreamCall(agent, { origin: target.origin, path: target.path, headers: this.headersFor(stream, via), body: JSON.stringify(body), signal, name: this.name, keyHint: this.keyHint, stream, ends, maxAnswer, timeoutMs: this.config.timeoutMs, firstEventMs: this.config.firstEventMs, idleMs: this.config.idleMs, responses: ends === RESPONSE_END }).then(this.noAnswer);
   }
 
   /** A whole answer that is no API's answer (notTheApi), or any answer in a content-coding, fails the provider in words. */

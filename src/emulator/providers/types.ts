@@ -46,6 +46,8 @@ export interface UpstreamChat {
   body: Record<string, unknown>;
   stream: boolean;
   signal: StopSignal;
+  /** The gateways the request came through, as its `Via` names them (http/loop-guard.ts): passed on before this one's. */
+  via?: string;
 }
 
 export type UpstreamReply =

@@ -25,5 +25,5 @@ export interface Attempt {
 
 /** Statuses a provider may answer otherwise soon: a timeout, a conflict, too early, too many requests (else a 4xx is its last word). */
 const PASSING_4XX = new Set([408, 409, 425, 429]);
-/** Whether a provider's status is its last word on the request (`lasting`): a 4xx but those above. */
-export const lastingStatus = (status: number | undefined): boolean => status !== undefined && status >= 400 && status < 500 && !PASSING_4XX.has(status);
+/** Whether a provider's status is its last word on the request (`lasting`): a 4xx but those above, and a loop (508: http/loop-guard.ts). */
+export const lastingStatus = (status: number | undefined): boolean => status !== undefined && ((status >= 400 && status < 500 && !PASSING_4XX.has(status)) || status === 508);

@@ -1,4 +1,5 @@
 import { HttpError, type Ctx } from '../http/http.js';
+import { gatewaysBefore } from '../http/loop-guard.js';
 import type { StopSignal, UpstreamReply } from '../providers/types.js';
 import { candidatesFor, type Candidate, type Catalog } from './candidates.js';
 import { allFailed, metadataFor, noEndpoints, type Attempt } from './metadata.js';
@@ -31,7 +32,7 @@ export async function embedThrough(ctx: Ctx, body: Body, catalog: Catalog, estim
   const metadataOf = metadataFor(ctx.wantsRouterMetadata(), body, candidates, passed, 'embeddings');
   charge.readsWhole();
   try {
-    const got = await firstWhole(candidates, passed, (c) => faulted(ctx.fault, c) ?? c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: readToEnd(gone) }), gone);
+    const got = await firstWhole(candidates, passed, (c) => faulted(ctx.fault, c) ?? c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: readToEnd(gone), via: gatewaysBefore(ctx.req.headers.via) }), gone);
     if (!got) {
       if (gone.aborted) return;
       throw allFailed(passed, metadataOf?.(undefined)());

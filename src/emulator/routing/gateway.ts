@@ -1,3 +1,4 @@
+import { gatewaysBefore, viaName } from '../http/loop-guard.js';
 import { HttpError, type Ctx } from '../http/http.js';
 import type { FaultRule } from '../http/faults.js';
 import { validateChat } from '../resources/chat.js';
@@ -52,6 +53,7 @@ export class Gateway {
   private readonly closers: (() => Promise<void>)[] = [];
   private readonly deck: CassetteDeck | undefined;
   readonly batchConcurrency: number;
+  readonly via = viaName(); // its name in the Via header of what it sends upstream (http/loop-guard.ts)
   /** An upstream's words as the caller gets them: without any provider key the upstream echoed. */
   private readonly hide: (text: string) => string;
   private readonly streamForms: KeyForm[]; // the provider keys in each form they are hidden in (keyForms), with their open starts
@@ -64,7 +66,7 @@ export class Gateway {
     const deck = (this.deck = opts.cassettes && new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing));
     if (deck) this.closers.push(() => (deck.stop(), deck.flush()));
     const upstreams: ProviderAdapter[] = opts.config.providers.map((p) => {
-      const live = new OpenAICompatible(p, keys);
+      const live = new OpenAICompatible(p, keys, this.via);
       this.closers.push(() => live.close());
       return deck ? deck.wrap(live) : live;
     });
@@ -119,7 +121,7 @@ export class Gateway {
         const timing = this.timing(c);
         let reply;
         try {
-          reply = await (faulted(ctx.fault, c) ?? c.adapter.chat({ body: upstreamBody(body, c, stream), stream, signal: stream ? gone : readToEnd(gone) }));
+          reply = await (faulted(ctx.fault, c) ?? c.adapter.chat({ body: upstreamBody(body, c, stream), stream, signal: stream ? gone : readToEnd(gone), via: gatewaysBefore(ctx.req.headers.via) }));
         } catch (err) {
           // The caller hung up: no other provider is asked (nor, above, after a held stream: a fake model hears no abort).
           if (gone.aborted) return timing.end();
@@ -228,7 +230,7 @@ export class Gateway {
         const timing = this.timing(c);
         let reply: UpstreamReply;
         try {
-          reply = await (faulted(ctx.fault, c) ?? c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: stream ? gone : readToEnd(gone) }));
+          reply = await (faulted(ctx.fault, c) ?? c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: stream ? gone : readToEnd(gone), via: gatewaysBefore(ctx.req.headers.via) }));
         } catch (err) {
           if (gone.aborted) return timing.end();
           passOver(err, c, passed, this.hide);

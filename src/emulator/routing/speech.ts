@@ -1,5 +1,6 @@
 import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
+import { gatewaysBefore } from '../http/loop-guard.js';
 import { balanceLeft, chargeable, drainOrClose, holdEstimate, keyLimitLeft } from '../state/billing.js';
 import { round } from '../models/models.js';
 import { ProviderFailure } from '../providers/types.js';
@@ -82,7 +83,7 @@ async function relaySpeech(ctx: Ctx, body: Body, candidates: Candidate[], { aske
     let headers: Record<string, string>;
     try {
       // Speech's end-user identifier is for logging only, never the provider's (spec).
-      const reply = await (faulted(ctx.fault, c) ?? c.adapter.speech!({ body: { ...upstreamBody(body, c, false), user: undefined }, stream: false, signal: gone }));
+      const reply = await (faulted(ctx.fault, c) ?? c.adapter.speech!({ body: { ...upstreamBody(body, c, false), user: undefined }, stream: false, signal: gone, via: gatewaysBefore(ctx.req.headers.via) }));
       if (reply.status < 200 || reply.status >= 300) {
         // The caller's own mistake (a 400): no other provider would differ.
         let text = '';
