@@ -267,11 +267,8 @@ export class Gateway {
     return this.namesUpstream(body);
   }
 
-  /**
-   * Whether the request's `model` or a `models` fallback names an upstream model, of any kind: the routing
-   * then walks the list, an id of another kind passed over (or the 400) in words that say which kind it is and
-   * which route serves it, where the fake models alone would call it no model.
-   */
+  /** Whether `model` or a `models` fallback names an upstream model of any kind: an id of another kind is then
+   *  passed over (or the 400) in words naming its kind and route, where the fake models would call it no model. */
   private namesUpstream(body: Body): boolean {
     return modelChain(body).some((id) => this.anyIds.has(id));
   }
