@@ -80,6 +80,21 @@ function stdinHint(text: string, cmd: Command, stdinPiped: boolean): string {
   return arg?.stdin ? ` (stdin is piped: give - to read it, as in ${commandPath(cmd)} -)` : '';
 }
 
+/**
+ * A missing argument taken as an option's value: a flag whose value is optional (`--results [file]`) given before the
+ * argument reads the argument as its value (router batch get --results batch_1): the line says so and the order that works.
+ */
+function optionValueHint(text: string, cmd: Command): string {
+  const name = /^missing required argument '([^']+)'$/.exec(text)?.[1];
+  if (!name) return '';
+  const values = cmd.opts() as Record<string, unknown>;
+  const took = cmd.options.find((o) => o.optional && !o.required && o.long && typeof values[o.attributeName()] === 'string');
+  if (!took) return '';
+  const value = values[took.attributeName()] as string;
+  const word = /[[<]([^\]>]+)[\]>]/.exec(took.flags)?.[1] ?? 'value';
+  return ` (${took.long} took "${value}" as its ${word}: give ${name} first, as in ${commandPath(cmd)} ${value} ${took.long})`;
+}
+
 /** Commander's message as one line (its "did you mean …?" kept), then where to look. */
 export function usageLine(message: string, cmd: Command, hide: (text: string) => string = (t) => t, stdinPiped = false): string {
   const [first, ...rest] = message.trim().split('\n').map((l) => l.trim()).filter(Boolean);
@@ -93,6 +108,6 @@ export function usageLine(message: string, cmd: Command, hide: (text: string) =>
     .replace(/\(Did you mean /g, '(did you mean ')
     .replace(/\.$/, '');
   // The input it quotes as io.error shows it: keys hidden, control characters escaped, then a long value (a model id of 5,000 characters) cut.
-  const shown = visible(hide(text + choiceHint(text, cmd) + stdinHint(text, cmd, stdinPiped))).replace(/'([^']{101,})'/g, (_, v: string) => `'${[...v].slice(0, 100).join('')}…'`);
+  const shown = visible(hide(text + choiceHint(text, cmd) + (optionValueHint(text, cmd) || stdinHint(text, cmd, stdinPiped)))).replace(/'([^']{101,})'/g, (_, v: string) => `'${[...v].slice(0, 100).join('')}…'`);
   return `error: ${shown}; see "${commandPath(cmd)} --help"\n`;
 }
