@@ -1,28 +1,23 @@
 /** What the CLI bundle (scripts/bundle.mjs, bin/router.cjs) packs and what a one-shot chat or a plain command loads from it: chunks, deferred builtins, no crypto or tty where not needed. */
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import ts from 'typescript';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
-import { copyCheckout, loadBundle, ROOT } from '../support/bundle-checkout.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, type TestEnv } from '../helpers.js';
+import { copyCheckout, envAndFolderForAll, loadBundle, ROOT } from '../support/bundle-checkout.js';
 
 const require = createRequire(import.meta.url);
 
 describe('the CLI bundle (scripts/bundle.mjs, bin/router.cjs)', () => {
   let t: TestEnv;
   let dir: string;
-  beforeAll(async () => {
-    t = await startTestEnv();
-    dir = mkdtempSync(join(tmpdir(), 'router-bundle-test-'));
-  });
-  afterAll(async () => {
-    await t.close();
-    rmSync(dir, { recursive: true, force: true });
+  envAndFolderForAll((env, folder) => {
+    t = env;
+    dir = folder;
   });
 
 

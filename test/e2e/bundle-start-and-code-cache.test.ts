@@ -1,24 +1,19 @@
 /** How the CLI bundle starts and ends: exit through process.exit, the quick --version path, its own code caches for another node or V8 flags, damaged caches and builds left aside. */
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
-import { copyCheckout, loadBundle, ROOT } from '../support/bundle-checkout.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, type TestEnv } from '../helpers.js';
+import { copyCheckout, envAndFolderForAll, loadBundle, ROOT } from '../support/bundle-checkout.js';
 
 describe('the CLI bundle (scripts/bundle.mjs, bin/router.cjs)', () => {
   let t: TestEnv;
   let dir: string;
-  beforeAll(async () => {
-    t = await startTestEnv();
-    dir = mkdtempSync(join(tmpdir(), 'router-bundle-test-'));
-  });
-  afterAll(async () => {
-    await t.close();
-    rmSync(dir, { recursive: true, force: true });
+  envAndFolderForAll((env, folder) => {
+    t = env;
+    dir = folder;
   });
 
 

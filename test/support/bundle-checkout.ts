@@ -1,8 +1,10 @@
 /** A checkout's built CLI bundle as the bundle tests see it: the checkout's root, loadBundle() from a fresh node, a copy to damage. */
 import { execFileSync } from 'node:child_process';
-import { cpSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { BIN } from '../helpers.js';
+import { afterAll, beforeAll } from 'vitest';
+import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
 
 /** The checkout's root (the folder of bin/ and dist/). */
 export const ROOT = resolve(BIN, '..', '..');
@@ -21,4 +23,19 @@ export function copyCheckout(copy: string): string {
   cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
   symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
   return copy;
+}
+
+/** Call in a describe block: an emulator's env and a temp folder, handed to `started` before its tests, closed and removed after them. */
+export function envAndFolderForAll(started: (t: TestEnv, dir: string) => void): void {
+  let t: TestEnv | undefined;
+  let dir: string | undefined;
+  beforeAll(async () => {
+    t = await startTestEnv();
+    dir = mkdtempSync(join(tmpdir(), 'router-bundle-test-'));
+    started(t, dir);
+  });
+  afterAll(async () => {
+    await t?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
 }
