@@ -2,19 +2,16 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { type TestEnv } from '../helpers.js';
 import { until } from '../support/until.js';
 import { HAS_TMUX, Terminal } from '../support/tmux.js';
+import { emulatorWithTerminal, reopened, ROUTER as router } from '../support/terminal-file.js';
 
 // Keys pressed on a real terminal (tmux), not signals sent to the process.
 let t: TestEnv;
 let term: Terminal;
-const fresh = () => {
-  term?.close();
-  term = new Terminal({ ...t.env, ROUTER_MANAGEMENT_KEY: t.managementKey });
-};
-const router = `node ${BIN}`;
+const fresh = () => (term = reopened(term, t));
 
 /**
  * Runs `fn` with the emulator's batch items held back (each waits 10 min): a batch that must still run when Ctrl-C comes
@@ -30,13 +27,7 @@ async function held<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-beforeAll(async () => {
-  t = await startTestEnv({ batchDelayMs: 300 });
-});
-afterAll(async () => {
-  await term?.close();
-  await t.close();
-});
+emulatorWithTerminal({ batchDelayMs: 300 }, (started) => (t = started), () => term);
 
 const lines = (n: number) => Array.from({ length: n }, (_, i) => JSON.stringify({ custom_id: `r${i}`, body: { model: 'local/echo', messages: [{ role: 'user', content: `m${i}` }] } })).join('\n');
 

@@ -1,27 +1,18 @@
 /** `router chat` on a real terminal (tmux): an error cutting streamed text, and the -i REPL's keys, /attach, --approve, -c. */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { type TestEnv } from '../helpers.js';
 import { until } from '../support/until.js';
 import { HAS_TMUX, Terminal } from '../support/tmux.js';
+import { emulatorWithTerminal, reopened, ROUTER as router } from '../support/terminal-file.js';
 
 // Keys pressed on a real terminal (tmux), not signals sent to the process.
 let t: TestEnv;
 let term: Terminal;
-const fresh = () => {
-  term?.close();
-  term = new Terminal({ ...t.env, ROUTER_MANAGEMENT_KEY: t.managementKey });
-};
-const router = `node ${BIN}`;
+const fresh = () => (term = reopened(term, t));
 
-beforeAll(async () => {
-  t = await startTestEnv({ batchDelayMs: 300 });
-});
-afterAll(async () => {
-  await term?.close();
-  await t.close();
-});
+emulatorWithTerminal({ batchDelayMs: 300 }, (started) => (t = started), () => term);
 
 describe.skipIf(!HAS_TMUX)('errors on a terminal', () => {
   it('an error that cuts streamed text starts on its own line', async () => {

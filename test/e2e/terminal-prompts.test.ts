@@ -1,21 +1,15 @@
 /** `router config init` prompts on a real terminal (tmux): the hidden key, Ctrl-C, Ctrl-Z and fg, an empty key asked again. */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { type TestEnv } from '../helpers.js';
 import { HAS_TMUX, Terminal } from '../support/tmux.js';
+import { emulatorWithTerminal, ROUTER as router } from '../support/terminal-file.js';
 
 // Keys pressed on a real terminal (tmux), not signals sent to the process.
 let t: TestEnv;
 let term: Terminal;
-const router = `node ${BIN}`;
 
-beforeAll(async () => {
-  t = await startTestEnv({ batchDelayMs: 300 });
-});
-afterAll(async () => {
-  await term?.close();
-  await t.close();
-});
+emulatorWithTerminal({ batchDelayMs: 300 }, (started) => (t = started), () => term);
 
 /** Answers config init's questions from the API key on (no management key), and waits for its profile to be saved. */
 async function answerFromKey(model: string, profile = 'default'): Promise<void> {
