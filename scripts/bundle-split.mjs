@@ -140,7 +140,7 @@ export function topLevelOnly(coverageDir, dir) {
  * one of its exports is first read, not where it is imported. A one-shot chat ran only the top level
  * of ~45 chunks (attachments, tool calls, budget holds, schemas, cost bounds...): ~70 KB that every
  * call read, deserialised and ran. Their top level then runs later, or never: it must only declare
- * (test/e2e/bundle.test.ts checks that it has no statement of its own beyond esbuild's).
+ * (test/e2e/bundle-contents.test.ts checks that it has no statement of its own beyond esbuild's).
  */
 export function lazyImports(chunks, lazy) {
   const out = new Map();

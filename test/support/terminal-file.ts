@@ -27,3 +27,25 @@ export function terminalsOnEmulator(started: (t: TestEnv) => void, options?: Par
     return (last = new Terminal({ ...t!.env, ...env }));
   };
 }
+
+/**
+ * For a file whose tests share one terminal on one emulator (started with `options`, handed to `started`): after the
+ * file's tests, the terminal `current()` gives is closed, then the emulator.
+ */
+export function emulatorWithTerminal(options: Parameters<typeof startTestEnv>[0], started: (t: TestEnv) => void, current: () => Terminal | undefined): void {
+  let t: TestEnv | undefined;
+  beforeAll(async () => {
+    t = await startTestEnv(options);
+    started(t);
+  });
+  afterAll(async () => {
+    await current()?.close();
+    await t?.close();
+  });
+}
+
+/** Closes `previous` (not waiting for its shell) and opens a terminal on `t`'s environment with its management key. */
+export function reopened(previous: Terminal | undefined, t: TestEnv): Terminal {
+  void previous?.close();
+  return new Terminal({ ...t.env, ROUTER_MANAGEMENT_KEY: t.managementKey });
+}

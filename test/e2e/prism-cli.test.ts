@@ -1,83 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, request, type Server } from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+/** router's commands against Prism serving the official OpenAPI: chat, responses, embed, every option of them and speak, models, credits, generation, keys and usage --activity, error examples. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers.js';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { parseProviders } from '../../src/emulator/providers/config.js';
-import { waitBound } from '../support/until.js';
-import { childPort } from '../support/upstreams.js';
-import { RouterClient } from '../../src/client/index.js';
+import { prismApiForFile } from '../support/prism-api.js';
 
 // router against a service we did not write: Stoplight Prism serving the official OpenAPI of the
 // deployed service, which answers each route with the OpenAPI's own example and refuses (422) a
 // request the OpenAPI does not allow. Prism serves the paths at its root; the small proxy here puts
 // them under /api/v1, where the deployed service has them.
-const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
-const OPENAPI = resolve(root, '..', 'shared', 'reference', 'openrouter-openapi.yaml');
-const PRISM = join(root, 'node_modules', '.bin', 'prism');
-
-let prism: ChildProcess;
-let proxy: Server;
+const prismApi = prismApiForFile();
 let env: Record<string, string>;
 let home: string;
-let prismPort: number;
-/** A status for the proxy to ask Prism for (its `Prefer: code=N`): the OpenAPI's error example for it. */
-let preferCode: number | undefined;
-/** Prism's `Prefer: dynamic=true`: answers made up from the OpenAPI's schemas, not its examples. */
-let preferDynamic = false;
-
-
-async function waitForPrism(port: number): Promise<void> {
-  for (const end = Date.now() + waitBound(); Date.now() < end; ) {
-    const up = await new Promise<boolean>((ok) => {
-      const r = request({ host: '127.0.0.1', port, path: '/credits', headers: { authorization: 'Bearer x' } }, (res) => {
-        res.resume();
-        ok(res.statusCode === 200);
-      });
-      r.on('error', () => ok(false));
-      r.end();
-    });
-    if (up) return;
-    if (prism.exitCode !== null) throw new Error(`prism exited with ${prism.exitCode}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('prism did not start within the hook\'s bound');
-}
-
-beforeAll(async () => {
-  const port = (prismPort = await childPort());
-  prism = spawn(PRISM, ['mock', '-h', '127.0.0.1', '-p', String(port), OPENAPI], { stdio: 'ignore' });
-  await waitForPrism(port);
-  proxy = createServer((req, res) => {
-    const prefer = [preferCode === undefined ? '' : `code=${preferCode}`, preferDynamic ? 'dynamic=true' : ''].filter(Boolean).join(', ');
-    const headers = prefer ? { ...req.headers, prefer } : req.headers;
-    const up = request({ host: '127.0.0.1', port, path: req.url!.replace(/^\/api\/v1/, ''), method: req.method, headers }, (r) => {
-      res.writeHead(r.statusCode!, r.headers);
-      r.pipe(res);
-    });
-    up.on('error', () => res.destroy());
-    req.pipe(up);
-  });
-  await new Promise<void>((ok) => proxy.listen(0, '127.0.0.1', ok));
-  home = mkdtempSync(join(tmpdir(), 'router-prism-'));
-  env = {
-    ROUTER_API_ROOT: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api`,
-    ROUTER_API_KEY: 'sk-prism-test-0123456789',
-    ROUTER_CONFIG_DIR: join(home, 'config'),
-    ROUTER_STATE_DIR: join(home, 'state'),
-  };
-});
-
-afterAll(() => {
-  prism?.kill('SIGKILL');
-  proxy?.close();
-  if (home) rmSync(home, { recursive: true, force: true });
-});
+beforeAll(() => ({ env, home } = prismApi));
 
 describe('router against Prism serving the official OpenAPI', () => {
   it('chat: the request passes the OpenAPI, the example answer is printed', async () => {
@@ -211,7 +146,7 @@ describe('router keys and usage --activity against Prism (OpenAPI API Keys, getU
     ];
     try {
       for (const [status, args, code, said] of cases) {
-        preferCode = status;
+        prismApi.preferCode = status;
         const r = await runCli([...args, '--max-retries', '0'], { env: managed() });
         expect(r.stderr, `${status} ${args.join(' ')}`).toMatch(said);
         expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -219,105 +154,7 @@ describe('router keys and usage --activity against Prism (OpenAPI API Keys, getU
         expect(r.stdout).toBe('');
       }
     } finally {
-      preferCode = undefined;
+      prismApi.preferCode = undefined;
     }
-  });
-});
-
-describe('router serve as a gateway over Prism (an upstream we did not write)', () => {
-  let gateway: Emulator;
-  beforeAll(async () => {
-    const config = parseProviders(`providers:\n  - { name: prism, base_url: "http://127.0.0.1:${prismPort}", api_key_env: PRISM_KEY, models: { test/gpt4: openai/gpt-4 }, prices: { test/gpt4: { prompt: 0.001, completion: 0.002 } } }\n`, { PRISM_KEY: 'sk-upstream-prism' });
-    gateway = await startEmulator({ stateDir: join(home, 'gateway'), port: 0, gateway: { config } });
-  });
-  afterAll(() => gateway?.close());
-
-  it('a chat through the gateway is answered by the upstream and charged at the configured prices', async () => {
-    const { apiKey } = gateway.store.firstKeys();
-    const ws = gateway.store.findKey(apiKey)!.workspace;
-    const before = gateway.store.balance(ws);
-    const r = await runCli(['chat', '--no-stream', '--model', 'test/gpt4', 'hi'], { env: { ...env, ROUTER_API_ROOT: gateway.apiRoot, ROUTER_API_KEY: apiKey } });
-    expect(r.stdout, r.stderr).toBe('The capital of France is Paris.\n');
-    expect(r.code).toBe(0);
-    // The OpenAPI example's usage: 25 prompt and 10 completion tokens.
-    expect(before - gateway.store.balance(ws)).toBeCloseTo(25 * 0.001 + 10 * 0.002, 6);
-  });
-});
-
-
-describe('the library client (src/client) against Prism: every route the OpenAPI has and the client asks', () => {
-  const HASH = 'f01d52606dc8f0a8303a7b5cc3fa07109c2e346cec7c0a16b40de462992ce943';
-  const GEN = 'gen-3bhGkxlo4XFrqiabUM7NDtwDzWwG';
-  let c: RouterClient;
-  let m: RouterClient;
-  beforeAll(() => {
-    c = new RouterClient({ apiRoot: env.ROUTER_API_ROOT!, apiKey: 'sk-prism-test-0123456789', maxRetries: 0 });
-    m = new RouterClient({ apiRoot: env.ROUTER_API_ROOT!, apiKey: 'sk-prism-management-0123456789', maxRetries: 0 });
-  });
-  afterAll(async () => {
-    await c?.close();
-    await m?.close();
-  });
-  const ask = [{ role: 'user' as const, content: 'hi' }];
-  // Each call the client makes of a route the OpenAPI describes; the answer read as the client reads it.
-  const calls = (): [string, () => Promise<unknown>][] => [
-    ['chat.create', async () => (await c.chat.create({ model: 'openai/gpt-4', messages: ask })).choices.length],
-    ['chat.create with tools', async () => (await c.chat.create({ model: 'openai/gpt-4', messages: ask, tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] })).choices.length],
-    ['embeddings.create', async () => (await c.embeddings.create({ model: 'openai/text-embedding-3-small', input: 'hi' })).data.length],
-    ['speech.create', async () => {
-      const s = await c.speech.create({ model: 'openai/gpt-4o-mini-tts', voice: 'alloy', input: 'hi' });
-      let n = 0;
-      for await (const b of s.chunks) n += b.length;
-      return n;
-    }],
-    ['key.get', async () => typeof (await c.key.get()).limit_remaining],
-    ['keys.list', async () => (await m.keys.list({ includeDisabled: true })).length],
-    ['keys.create', async () => (await m.keys.create({ name: 'x', limit: 5 })).key.length],
-    ['keys.get', async () => (await m.keys.get(HASH)).hash.length],
-    ['keys.update', async () => (await m.keys.update(HASH, { name: 'y' })).hash.length],
-    ['keys.delete', () => m.keys.delete(HASH)],
-    ['keys.current', async () => typeof (await m.keys.current()).is_management_key],
-    ['activity.list', async () => (await m.activity.list()).length],
-    ['credits.get', async () => typeof (await m.credits.get()).total_credits],
-    ['generations.get', async () => typeof (await c.generations.get(GEN)).total_cost],
-    ['generations.content', async () => typeof (await c.generations.content(GEN)).input],
-    ['generations.feedback', () => m.generations.feedback({ generation_id: GEN, category: 'latency', comment: 'slow' })],
-  ];
-
-  it("parses each route's example answer (and Responses' and the model list's)", async () => {
-    const failed: string[] = [];
-    const all: [string, () => Promise<unknown>][] = [...calls(), ['responses.create', async () => (await c.responses.create({ model: 'openai/gpt-4', input: 'hi' })).status], ['models.list', async () => (await c.models.list()).length]];
-    for (const [name, call] of all) await call().catch((e: unknown) => failed.push(`${name}: ${String(e)}`));
-    expect(failed).toEqual([]);
-  });
-
-  it('parses answers Prism makes up from the schemas, five rounds', async () => {
-    // Responses left out: Prism's faker itself fails on its schema now and then (a 500 from Prism), and the model
-    // list's made-up links.next is a random word the client follows as a path (a 404).
-    const failed: string[] = [];
-    preferDynamic = true;
-    try {
-      for (let round = 0; round < 5; round++) for (const [name, call] of calls()) await call().catch((e: unknown) => failed.push(`${name}: ${String(e)}`));
-      // Made up indeed: not the example's 100.5.
-      expect((await m.credits.get()).total_credits).not.toBe(100.5);
-    } finally {
-      preferDynamic = false;
-    }
-    expect(failed).toEqual([]);
-  });
-
-  it("the OpenAPI's error answers are the client's typed errors by status", async () => {
-    const { APIError } = await import('../../src/client/index.js');
-    const seen: string[] = [];
-    try {
-      for (const code of [400, 401, 402, 403, 404, 429, 500, 502, 503]) {
-        preferCode = code;
-        const err = await c.chat.create({ model: 'openai/gpt-4', messages: ask }).then(() => undefined, (e: unknown) => e);
-        seen.push(`${code} ${err instanceof APIError ? `${err.constructor.name} ${err.status}` : String(err)}`);
-      }
-    } finally {
-      preferCode = undefined;
-    }
-    expect(seen).toEqual(['400 BadRequestError 400', '401 AuthenticationError 401', '402 PaymentRequiredError 402', '403 PermissionDeniedError 403', '404 NotFoundError 404', '429 RateLimitError 429', '500 InternalServerError 500', '502 InternalServerError 502', '503 InternalServerError 503']);
   });
 });
