@@ -93,8 +93,10 @@ export class OpenAICompatible implements ProviderAdapter {
   readonly responses?: (req: UpstreamChat) => Promise<UpstreamReply>;
   private readonly keyHint: string;
 
-  /** `keys`: every configured provider's key, hidden in what this one answers (key-scrub.ts); its own by default. */
-  /** `via`: the gateway's own name, sent in each request's `Via` header (http/loop-guard.ts); none for a drift check. */
+  /**
+   * `keys`: every configured provider's key, hidden in what this one answers (key-scrub.ts); its own by default.
+   * `via`: the gateway's own name, sent in each request's `Via` header (http/loop-guard.ts); none for a drift check.
+   */
   constructor(
     private readonly config: ProviderConfig,
     keys: readonly (string | undefined)[] = [config.apiKey],
@@ -153,17 +155,22 @@ export class OpenAICompatible implements ProviderAdapter {
     return this.post(this.embeddingsUrl, { ...req, stream: false });
   }
 
-  /** `POST /audio/speech`: the audio relayed as it comes, never held whole. */
   /** The headers of a call: made once, but for a request that came through other gateways (their names before this one's in `Via`). */
   private headersFor(stream: boolean, via: string | undefined): Record<string, string> {
     const made = stream ? this.headers.stream : this.headers.whole;
-    return via && this.via ? { ...made, via: `${via}, ${viaHeader(this.via)}` } : made;
+    return via && this.via ? { ...made, via: this.viaAfter(via) } : made;
   }
 
+  /** This gateway's `Via`, after the gateways the request came through. */
+  private viaAfter(before: string | undefined): string {
+    return before ? `${before}, ${viaHeader(this.via!)}` : viaHeader(this.via!);
+  }
+
+  /** `POST /audio/speech`: the audio relayed as it comes, never held whole. */
   async speech({ body, signal, via }: UpstreamChat): Promise<AudioReply> {
     const headers: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'identity' };
     if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
-    if (this.via) headers.via = via ? `${via}, ${viaHeader(this.via)}` : viaHeader(this.via);
+    if (this.via) headers.via = this.viaAfter(via);
     let res: Awaited<ReturnType<typeof request>>;
     try {
       // The format by name (cassettes key on the caller's body): an upstream's default may not be the spec's pcm (OpenAI's is mp3).

@@ -68,8 +68,8 @@ export class Measures {
 
   /** An attempt begins at an unmeasured (provider, model): counted until `explored`. Whether it was counted. */
   explore(provider: string, model: string): boolean {
-    if (this.window(`${provider}\n${model}`)) return false;
     const key = `${provider}\n${model}`;
+    if (this.window(key)) return false;
     this.exploring.set(key, (this.exploring.get(key) ?? 0) + 1);
     return true;
   }
