@@ -33,7 +33,9 @@ describe("charged generations' records", () => {
     await vi.advanceTimersByTimeAsync(GATHER_MS);
     expect(calls.writes).toBe(1);
     await charged.written();
-    await vi.runAllTimersAsync();
+    // A bounded wait, not runAllTimersAsync(): workers are shared between files (isolate: false), and a
+    // timer that re-arms itself (undici's clock while an earlier file's sockets live) would never run out.
+    await vi.advanceTimersByTimeAsync(GATHER_MS * 5);
     expect(calls.writes).toBe(1);
     expect(charged.unrecorded()).toBeUndefined();
     expect(readFileSync(join(folder, 'generations.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line).id)).toEqual(['gen-1', 'gen-2', 'gen-3', 'gen-4', 'gen-5']);
