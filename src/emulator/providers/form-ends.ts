@@ -5,8 +5,24 @@ import { KEY_MASK, leastStart, maskedFrom, type KeyForm } from './key-scrub.js';
  * text it sees, as functions of the forms and of a table made once for a list of them.
  */
 
-/** `inKeys`: each ASCII character some form holds, by code; `wide`: a form holds one past ASCII; `probes`: each form's least start masked wherever it stands (leastStart). */
-export type FormTable = { inKeys: Uint8Array; wide: boolean; probes: string[] };
+/**
+ * `inKeys`: each ASCII character some form holds, by code; `wide`: a form holds one past ASCII; `probes`: each form's
+ * least start masked wherever it stands (leastStart); `cleanFields`, `cleanNames`: strings and member names text-scrub.ts
+ * found clean of these forms (kept(): what it finds depends on the text and the forms only, so every scrub of the
+ * gateway shares them, and a whole answer's `usage` names are known clean from the answers before it).
+ */
+export type FormTable = { inKeys: Uint8Array; wide: boolean; probes: string[]; cleanFields: Set<string>; cleanNames: Set<string> };
+
+/** How many clean strings a table keeps (a random `obfuscation`, an id, is one each time: the set is emptied when full), and their longest. */
+const CLEAN_KEPT = 512;
+const CLEAN_LONGEST = 200;
+
+/** Adds `text` to a table's set of clean ones (kept only when short: a long answer's text is not kept alive). */
+export function kept(set: Set<string>, text: string): void {
+  if (text.length > CLEAN_LONGEST) return;
+  if (set.size >= CLEAN_KEPT) set.clear();
+  set.add(text);
+}
 
 const TABLES = new WeakMap<readonly KeyForm[], FormTable>();
 
@@ -22,7 +38,7 @@ export function tableOf(forms: readonly KeyForm[]): FormTable {
       else wide = true;
     }
   }
-  const table = { inKeys, wide, probes: forms.map((form) => form.text.slice(0, leastStart(form))) };
+  const table = { inKeys, wide, probes: forms.map((form) => form.text.slice(0, leastStart(form))), cleanFields: new Set<string>(), cleanNames: new Set<string>() };
   TABLES.set(forms, table);
   return table;
 }
@@ -57,15 +73,18 @@ export function goesOn(forms: readonly KeyForm[], tail: string, text: string): n
   return longest;
 }
 
+/** formEnds() of a text that ends with no form's start (most texts): one answer, not one made per text. */
+const NO_END = Object.freeze({ longest: 0, over: 0 });
+
 /**
  * The ends of `text[0..end)` that are a form's start (not all of it): the longest (0: none), and the
  * longest that reaches past its form's open start (0: none).
  */
-export function formEnds(forms: readonly KeyForm[], table: FormTable, text: string, end: number): { longest: number; over: number } {
+export function formEnds(forms: readonly KeyForm[], table: FormTable, text: string, end: number): Readonly<{ longest: number; over: number }> {
   let longest = 0;
   let over = 0;
   const last = text.charCodeAt(end - 1);
-  if (!(last < 128 ? table.inKeys[last] : table.wide)) return { longest, over };
+  if (!(last < 128 ? table.inKeys[last] : table.wide)) return NO_END;
   for (const { text: form, open } of forms) {
     // The first start found is the longest of this form's.
     for (let at = text.indexOf(form[0]!, Math.max(0, end - form.length + 1)); at >= 0 && at < end; at = text.indexOf(form[0]!, at + 1)) {
@@ -75,7 +94,7 @@ export function formEnds(forms: readonly KeyForm[], table: FormTable, text: stri
       break;
     }
   }
-  return { longest, over };
+  return longest ? { longest, over } : NO_END;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { KEY_MASK, maskedFrom, type KeyForm } from './key-scrub.js';
-import { cutStart, formEnds, goesOn, goesOnFrom, nextChars, notAcross, startsAt, tableOf, type FormTable } from './form-ends.js';
+import { cutStart, formEnds, goesOn, goesOnFrom, kept, nextChars, notAcross, startsAt, tableOf, type FormTable } from './form-ends.js';
 
 export { hiddenKey, keyFormList, keyTexts, type KeyForm } from './key-scrub.js';
 
@@ -22,9 +22,6 @@ export function renamed(owner: Body, renames: Map<string, string>): true {
   for (const [key, value] of members) owner[renames.get(key) ?? key] = value;
   return true;
 }
-
-/** How many clean strings field() keeps to know again (an event's random `obfuscation` is one each time: the set is emptied when full). */
-const CLEAN_FIELDS = 32;
 
 /** The members the APIs name in every chunk and event: no key, and left as they are (a set's look-up, not name()'s searches). */
 const API_NAMES = new Set(['id', 'object', 'created', 'model', 'choices', 'index', 'delta', 'role', 'content', 'finish_reason', 'logprobs', 'tool_calls', 'type', 'function', 'name', 'arguments', 'sequence_number', 'item_id', 'output_index', 'content_index', 'obfuscation', 'text', 'system_fingerprint', 'provider', 'service_tier', 'native_finish_reason', 'reasoning', 'refusal', 'usage']);
@@ -74,15 +71,17 @@ export class TextScrub {
   private crossName = '';
   /** The characters a text going on with `cross` may begin with (nextChars), found when first asked. */
   private crossFirst: string | undefined;
-  /** Strings field() found clean (a chunk's id, its fingerprint, an event's type: the same in each), up to CLEAN_FIELDS. */
-  private readonly cleanFields = new Set<string>();
-  /** Member names name() found clean (the same in each chunk or event), up to CLEAN_FIELDS. */
-  private readonly cleanNames = new Set<string>();
+  /** Strings field() found clean (a chunk's id, its fingerprint, an event's type: the same in each), the table's: every scrub's. */
+  private readonly cleanFields: Set<string>;
+  /** Member names name() found clean (the same in each chunk, event or answer), the table's. */
+  private readonly cleanNames: Set<string>;
 
   /** `forms`: keyFormList(): the keys in each form, the longest first. */
   constructor(private readonly forms: readonly KeyForm[]) {
     this.table = tableOf(forms);
     this.probes = this.table.probes;
+    this.cleanFields = this.table.cleanFields;
+    this.cleanNames = this.table.cleanNames;
     this.texts = forms.map((form) => form.text);
   }
 
@@ -204,10 +203,7 @@ export class TextScrub {
     const last = crossed === text.length ? `${this.cross}${text}` : text;
     const end = this.ends(last, last.length).longest;
     if (end) this.noteCross(FIELD, last.slice(last.length - end));
-    else if (!crossed && out === text) {
-      if (this.cleanFields.size >= CLEAN_FIELDS) this.cleanFields.clear();
-      this.cleanFields.add(text);
-    }
+    else if (!crossed && out === text) kept(this.cleanFields, text);
     return crossed ? `${KEY_MASK}${out}` : out;
   }
 
@@ -258,10 +254,7 @@ export class TextScrub {
     const last = crossed === key.length ? `${this.cross}${key}` : key;
     const end = this.ends(last, last.length).longest;
     if (end >= 3) this.noteCross(FIELD, last.slice(last.length - end));
-    else if (!crossed && out === key) {
-      if (this.cleanNames.size >= CLEAN_FIELDS) this.cleanNames.clear();
-      this.cleanNames.add(key);
-    }
+    else if (!crossed && out === key) kept(this.cleanNames, key);
     return crossed ? `${KEY_MASK}${out}` : out;
   }
 
@@ -287,7 +280,7 @@ export class TextScrub {
     return false;
   }
 
-  private ends(text: string, end: number): { longest: number; over: number } {
+  private ends(text: string, end: number): Readonly<{ longest: number; over: number }> {
     return formEnds(this.forms, this.table, text, end);
   }
 }
