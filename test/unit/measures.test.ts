@@ -25,6 +25,23 @@ describe('Measures', () => {
     expect(m.of('a', 'test/m')).toBeUndefined();
   });
 
+  it('keeps the last 100 once it wraps, and lets the too old go in any place the ring has them', () => {
+    let now = 0;
+    const m = new Measures(() => now);
+    for (let i = 0; i < 150; i++) {
+      now = i * 1000;
+      m.answered('a', 'test/m', i, undefined, 1);
+    }
+    expect(m.of('a', 'test/m')?.latency).toEqual({ p50: 99, p75: 124, p90: 139, p99: 148 });
+    // Those before 100 s too old: 100 to 149 left, then 30 more after them (the window not full: 80).
+    now = 100_000 + 5 * 60_000;
+    expect(m.of('a', 'test/m')?.latency).toEqual({ p50: 124, p75: 137, p90: 144, p99: 149 });
+    for (let i = 0; i < 30; i++) m.answered('a', 'test/m', 1000 + i, undefined, 1);
+    expect(m.of('a', 'test/m')?.latency).toEqual({ p50: 139, p75: 1009, p90: 1021, p99: 1029 });
+    for (let i = 0; i < 40; i++) m.answered('a', 'test/m', 2000 + i, undefined, 1);
+    expect(m.of('a', 'test/m')?.latency).toEqual({ p50: 1019, p75: 2014, p90: 2029, p99: 2038 });
+  });
+
   it('counts an attempt at an unmeasured provider until it ends, once, however it ends', () => {
     const m = new Measures(() => 0);
     const ends: ((t: Timing) => void)[] = [(t) => t.failed(), (t) => t.whole({ completion_tokens: 1 }), (t) => t.relayed({}), (t) => t.end()];

@@ -32,9 +32,13 @@ interface Sample {
   throughput: number;
 }
 
-/** A (provider, model)'s samples, oldest first, and their percentiles once asked (until a sample comes or goes). */
+/**
+ * A (provider, model)'s samples, and their percentiles once asked (until a sample comes or goes). A ring once
+ * full: the oldest at `head`, a new sample written over it (shift() moved the other 99 on every answer).
+ */
 interface Window {
   samples: Sample[];
+  head: number;
   measured?: Measured;
 }
 
@@ -58,11 +62,14 @@ export class Measures {
   private add(provider: string, model: string, sample: Sample): void {
     const key = `${provider}\n${model}`;
     let window = this.windows.get(key);
-    if (!window) this.windows.set(key, (window = { samples: [] }));
+    if (!window) this.windows.set(key, (window = { samples: [], head: 0 }));
     // Measured now: no attempt explores it, one that never ended (a relay that threw) included.
     this.exploring.delete(key);
-    window.samples.push(sample);
-    if (window.samples.length > WINDOW) window.samples.shift();
+    if (window.samples.length < WINDOW) window.samples.push(sample);
+    else {
+      window.samples[window.head] = sample;
+      window.head = (window.head + 1) % WINDOW;
+    }
     window.measured = undefined;
   }
 
@@ -103,13 +110,15 @@ export class Measures {
   private window(key: string): Window | undefined {
     const window = this.windows.get(key);
     if (!window) return undefined;
-    const { samples } = window;
     const since = this.now() - MAX_AGE_MS;
-    if (samples[0]!.at < since) {
-      while (samples.length && samples[0]!.at < since) samples.shift();
+    if (window.samples[window.head]!.at < since) {
+      // Oldest first again, those too old let go (rare: a provider asked nothing for 5 minutes).
+      const { samples, head } = window;
+      window.samples = samples.slice(head).concat(samples.slice(0, head)).filter((s) => s.at >= since);
+      window.head = 0;
       window.measured = undefined;
     }
-    if (!samples.length) {
+    if (!window.samples.length) {
       this.windows.delete(key);
       return undefined;
     }
