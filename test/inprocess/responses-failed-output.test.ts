@@ -108,4 +108,14 @@ describe('response.failed after part of an answer', () => {
     expect(failed.response.output[0].status).toBe('completed');
     expect(failed.response.output_text).toBe(whole.at(-1).response.output_text);
   });
+
+  it('a fake model cut inside its function call: the call so far, incomplete', async () => {
+    const body = { model: 'local/tools', stream: true, input: 'please echo this', tools: [{ type: 'function', name: 'echo', parameters: { type: 'object', properties: { text: { type: 'string' } } } }] };
+    // response.created, .in_progress, the call added, its arguments' one delta: cut before they are done.
+    const got = await frames('/v1/responses', body, { 'x-router-fault': 'error-chunk,after=4' });
+    const [added, delta, failed] = got.slice(2);
+    expect([added.type, delta.type, failed.type]).toEqual(['response.output_item.added', 'response.function_call_arguments.delta', 'response.failed']);
+    expect(failed.response.output).toEqual([{ ...added.item, arguments: delta.delta, status: 'incomplete' }]);
+    expect(failed.response.output_text).toBe('');
+  });
 });
