@@ -200,8 +200,8 @@ describe('a provider key an upstream splits between stream events or encodes', (
       }
       expect(leaked([...joined.values()].join('\n') + JSON.stringify(tape))).toEqual([]);
     }
-    // Replayed with the upstream gone: the same texts, without the keys.
-    const player = await startEmulator({ stateDir: join(dir, 'player'), port: 0, gateway: { config: parseProviders(`providers:\n  - { name: up, base_url: "http://127.0.0.1:9/v1", api_key_env: UP_KEY, models: { test/m: m } }\n  - { name: other, base_url: "http://127.0.0.1:9/v1", api_key_env: OTHER_KEY, models: { test/o: o } }\n`, { UP_KEY: KEY, OTHER_KEY: OTHER }), cassettes: { dir: join(dir, 'tapes'), mode: 'replay', timing: 0 } } });
+    // Replayed with the upstream gone: the same texts, without the keys (`responses: true` as recorded: a Responses cassette of a provider without it is refused).
+    const player = await startEmulator({ stateDir: join(dir, 'player'), port: 0, gateway: { config: parseProviders(`providers:\n  - { name: up, responses: true, base_url: "http://127.0.0.1:9/v1", api_key_env: UP_KEY, models: { test/m: m } }\n  - { name: other, base_url: "http://127.0.0.1:9/v1", api_key_env: OTHER_KEY, models: { test/o: o } }\n`, { UP_KEY: KEY, OTHER_KEY: OTHER }), cassettes: { dir: join(dir, 'tapes'), mode: 'replay', timing: 0 } } });
     try {
       for (const name of Object.keys(STREAMS)) {
         const { texts } = await chatStream(player, name);

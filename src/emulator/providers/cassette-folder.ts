@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Cassette } from './cassette-format.js';
-import { cassetteWrong } from './cassette-shape.js';
+import { cassetteWrong, providerWrong, type FileProvider } from './cassette-shape.js';
 import { pidNamespace, processStart } from '../../internal/process.js';
 
 type Body = Record<string, unknown>;
@@ -42,8 +42,8 @@ export class CassetteFileError extends Error {
   override readonly name = 'CassetteFileError';
 }
 
-/** Every cassette of a folder, by file name, oldest name first. */
-export function readCassettes(dir: string): { file: string; cassette: Cassette }[] {
+/** Every cassette of a folder, by file name, oldest name first; each of a provider of `providers` (the providers file's) when given. */
+export function readCassettes(dir: string, providers?: readonly FileProvider[]): { file: string; cassette: Cassette }[] {
   return readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .sort()
@@ -54,7 +54,7 @@ export function readCassettes(dir: string): { file: string; cassette: Cassette }
       } catch (err) {
         throw new CassetteFileError(`cassette ${file} is not JSON: ${(err as Error).message}`, { cause: err });
       }
-      const wrong = cassetteWrong(cassette);
+      const wrong = cassetteWrong(cassette) ?? (providers && providerWrong(cassette, providers));
       if (wrong) throw new CassetteFileError(`cassette ${file}: ${wrong}`);
       return { file, cassette };
     });
@@ -65,10 +65,10 @@ export function readCassettes(dir: string): { file: string; cassette: Cassette }
  * recording run among them only (Cassette.run), so a folder a killed `--record` left with a new take
  * beside older ones replays the new recording, never a mix of the two.
  */
-export function takesByRequest(dir: string): { byKey: Map<string, Take[]>; stale: Map<string, Take[]> } {
+export function takesByRequest(dir: string, providers?: readonly FileProvider[]): { byKey: Map<string, Take[]>; stale: Map<string, Take[]> } {
   const byKey = new Map<string, Take[]>();
   const stale = new Map<string, Take[]>();
-  for (const take of readCassettes(dir)) {
+  for (const take of readCassettes(dir, providers)) {
     const key = matchKey(take.cassette.provider, take.cassette.request.body, take.cassette.endpoint);
     byKey.set(key, [...(byKey.get(key) ?? []), take]);
   }

@@ -8,6 +8,7 @@ import { failAgain, failed, gone, missed, recordedRefusalHint, replay } from './
 import { teeEvents } from './cassette-stream.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { inOrder, matchKey, takesByRequest, writeCassetteFile, type Endpoint, type Take } from './cassette-folder.js';
+import type { FileProvider } from './cassette-shape.js';
 import { partialFor, partialLeftovers, scrubbed } from './cassette-partial.js';
 import { keyFormList, type KeyForm } from './key-scrub.js';
 import { maskAnswer } from './text-scrub.js';
@@ -57,11 +58,13 @@ export class CassetteDeck {
     private readonly dir: string,
     readonly mode: CassetteMode,
     private readonly timing = 1,
+    /** The providers file's providers: a cassette of another, or of an endpoint its provider does not serve, is refused. */
+    providers?: readonly FileProvider[],
   ) {
     // Not node's recursive mkdir: under /proc it spins for ever (node 20).
     makeDir(dir, 0o777);
     partialLeftovers(dir, mode);
-    ({ byKey: this.byKey, stale: this.stale } = takesByRequest(dir));
+    ({ byKey: this.byKey, stale: this.stale } = takesByRequest(dir, providers));
   }
 
   /** The gateway stops: replays under way end with its failure (a stream with the error chunk), as live ones do. */

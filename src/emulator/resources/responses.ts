@@ -16,6 +16,7 @@ import { defineRoutes } from '../http/routes.js';
 import { asChatMessages, functionCallEvents, functionCallItems } from '../models/responses-tools.js';
 import { keepContent } from './generation-content.js';
 import { recordGeneration } from './generations.js';
+import { ResponseSoFar } from '../models/responses-so-far.js';
 import type { ChatGateway } from '../providers/types.js';
 import type { FaultRule } from '../http/faults.js';
 
@@ -191,18 +192,29 @@ async function handleResponses(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
 
 /**
  * A fake model's answer as a stream's events, in order (each with its `sequence_number`; the text deltas
- * already in JSON), how many, and the `response.failed` a stream cut short ends with. Made as they are
- * taken: the text is filled in at the end, not held while the stream runs.
+ * already in JSON), how many, and the `response.failed` a stream cut short after `sent` events ends with,
+ * its output what those events sent (the events made again: a failure is rare, the text never held).
+ * Made as they are taken: the text is filled in at the end, not held while the stream runs.
  */
-export function responseEvents(plan: ReturnType<typeof planResponses>): { events: Iterable<Body | Serialized>; count: number; failed: Body } {
+export function responseEvents(plan: ReturnType<typeof planResponses>): { events: Iterable<Body | Serialized>; count: number; failed: (sent: number) => Body } {
   const { result, messageId } = plan;
   const { usage: _usage, ...rest } = result;
   // Usage is known only at the end: an in-progress response leaves it out (the schema has no null for it).
   const pending = { ...rest, status: 'in_progress', completed_at: null, output: [], output_text: '' };
-  const failedAt = (sequence_number: number) => ({ type: 'response.failed', sequence_number, response: { ...pending, status: 'failed', error: { code: 'server_error', message: 'Provider returned an error mid-stream', error_type: 'provider_unavailable' } } });
+  const failedAfter = (made: Iterable<Body | Serialized>) => (sent: number) => {
+    const soFar = new ResponseSoFar();
+    let i = 0;
+    for (const e of made) {
+      if (i++ >= sent) break;
+      soFar.add(e instanceof Serialized ? (JSON.parse(e.json) as Body) : e);
+    }
+    const error = { code: 'server_error', message: 'Provider returned an error mid-stream', error_type: 'provider_unavailable' };
+    return { type: 'response.failed', sequence_number: sent, response: { ...pending, status: 'failed', output: soFar.output(), output_text: soFar.text(), error } };
+  };
   if (plan.calls) {
     const events = [{ type: 'response.created', response: pending }, { type: 'response.in_progress', response: pending }, ...functionCallEvents(plan.calls, 0), { type: 'response.completed', response: result }];
-    return { events: events.map((e, sequence_number) => ({ ...e, sequence_number })), count: events.length, failed: failedAt(events.length) };
+    const numbered = events.map((e, sequence_number) => ({ ...e, sequence_number }));
+    return { events: numbered, count: events.length, failed: failedAfter(numbered) };
   }
   const output = result.output as Body[];
   const item = output[output.length - 1]!;
@@ -232,7 +244,7 @@ export function responseEvents(plan: ReturnType<typeof planResponses>): { events
     // Made again at the end (local/lorem from its seed) rather than held while the stream runs.
     for (const e of tail(plan.gen.text)) yield { ...e, sequence_number: sequence_number++ };
   }
-  return { events: events(), count, failed: failedAt(count) };
+  return { events: events(), count, failed: (sent) => failedAfter(events())(sent) };
 }
 
 export const responsesRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [{ method: 'POST', path: '/v1/responses', access: 'any', handler: (ctx) => handleResponses(ctx, parts.gateway) }]);

@@ -2,8 +2,7 @@ import { HttpError } from '../http/http.js';
 import { inOrder, providerNames, resolveModel } from '../http/validate.js';
 import type { ModelSpec } from '../models/models.js';
 import { lastingStatus, type Attempt } from './attempt.js';
-import { passesOver } from '../providers/types.js';
-import { statusCause } from '../providers/upstream-cause.js';
+import { providerFault } from './provider-fault.js';
 import { cheapestFirst, rulesOf, ruledOut, whyNot } from './provider-rules.js';
 import { namedOut, withoutFallbacks } from './provider-choice.js';
 import { allFailed } from './all-failed.js';
@@ -82,18 +81,12 @@ export function route(body: Body, kind: Kind, at?: RouteAsk): Routed {
   throw allFailed(passed, failedMetadataFields(requested ?? chain[0]!, endpoints, passed, at));
 }
 
-/**
- * A `provider=` fault's failure of that provider (the words a gateway's upstream would say), else undefined. A status
- * the gateway passes over on (passesOver: a 429, a 5xx, 401–404, 408) is a failure and the next provider is asked;
- * any other (a 400) is the request's own fault, which no other provider would answer otherwise: it goes back to the
- * caller, as the gateway's provider-fault.ts does (the OpenAPI's `allow_fallbacks`: a backup serves when a provider is
- * unavailable, not when the request is wrong).
- */
+/** A `provider=` fault's failure of that provider as an attempt (provider-fault.ts makes it for the gateway too), else undefined. */
 function faultAt(fault: RouteAsk['fault'], provider: string): Pick<Attempt, 'error' | 'status' | 'cause' | 'retryAfter' | 'lasting'> | undefined {
-  if (fault?.kind !== 'status' || fault.provider !== provider) return undefined;
-  if (!passesOver(fault.status!)) throw new HttpError(fault.status!, `${provider}: Injected fault: HTTP ${fault.status}`);
+  const made = providerFault(fault, provider);
+  if (!made) return undefined;
   // A 401–404 is the provider's last word, as a gateway's upstream's is (metadata.ts): the 502 then says `x-should-retry: false`.
-  return { error: `${provider}: Injected fault: HTTP ${fault.status}`, status: fault.status, cause: statusCause(fault.status!), ...(fault.retryAfter !== undefined && { retryAfter: fault.retryAfter }), ...(lastingStatus(fault.status) && { lasting: true as const }) };
+  return { error: made.words, status: made.status, cause: made.cause, ...(made.retryAfter !== undefined && { retryAfter: made.retryAfter }), ...(lastingStatus(made.status) && { lasting: true as const }) };
 }
 
 /** The model an id of the chain names, or why it names none (a 400's words). */

@@ -63,7 +63,7 @@ export class Gateway {
     const keys = opts.config.providers.map((p) => p.apiKey).filter(hiddenKey);
     this.hide = keyHider((this.streamForms = keyFormList(keys)));
     this.batchConcurrency = opts.config.batchConcurrency ?? DEFAULT_BATCH_CONCURRENCY;
-    const deck = (this.deck = opts.cassettes && new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing));
+    const deck = (this.deck = opts.cassettes && new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing, opts.config.providers));
     if (deck) this.closers.push(() => (deck.stop(), deck.flush()));
     const upstreams: ProviderAdapter[] = opts.config.providers.map((p) => {
       const live = new OpenAICompatible(p, keys, this.via);

@@ -16,6 +16,7 @@ import { genId } from '../resources/chat.js';
 import { cutText } from '../../internal/first-words.js';
 import { failureBreak, responsesBreakError, type StreamBreak } from './stream-break.js';
 import { upstreamCause } from '../providers/upstream-cause.js';
+import { ResponseSoFar } from '../models/responses-so-far.js';
 
 type Body = Record<string, unknown>;
 type StreamReply = Extract<UpstreamReply, { kind: 'stream' }>;
@@ -44,7 +45,7 @@ function asGateway(response: unknown, c: Candidate, asked?: Body, id?: string): 
  * Relays an upstream's Responses stream, each event under its own `event:` name. Events before the
  * first output are held: a stream that breaks, fails or errs there fails the candidate (the caller
  * sees nothing). After that a break ends the caller's stream with `response.failed`, never a clean end,
- * and is charged what was relayed.
+ * its output what was relayed (responses-so-far.ts), and is charged what was relayed.
  */
 export interface ResponsesRelay {
   charge?: GatewayCharge;
@@ -99,6 +100,8 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
   let last: Body = held[0]!;
   let lastResponse: Body = {};
   const tokens = new RelayedTokens();
+  // What went out, for the `response.failed` a break ends with.
+  const soFar = new ResponseSoFar();
   let ended = false;
   const metadata = opts.metadata?.();
   // The caller's id for the response: an upstream may give all its answers one id (docs/gateway.md).
@@ -109,8 +112,9 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
   const frame = (event: Body): string => {
     // Text held back by the scrub goes out before any event that is not its stream's next delta.
     const before = opts.scrub && scrubResponsesEvent(opts.scrub, event);
-    if (before) return before.map((e) => (tokens.add(e.delta as string), `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`)).join('') + frame(event);
+    if (before) return before.map((e) => (tokens.add(e.delta as string), soFar.add(e), `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`)).join('') + frame(event);
     last = event;
+    soFar.add(event);
     if (event.response && typeof event.response === 'object') {
       lastResponse = event.response as Body;
       upstreamId ??= lastResponse.id;
@@ -159,7 +163,7 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
     res.end(out.rest());
     return { cost, whole: true, id, upstreamId, usage: lastResponse.usage, finish: lastResponse.status, text: responseText(lastResponse), tier: lastResponse.service_tier };
   }
-  const pending = { ...lastResponse, model: c.model.id, status: 'failed', error: responsesBreakError(broken ?? { words: 'the stream ended before its final event', cause: 'provider_unavailable' }) };
+  const pending = { ...lastResponse, model: c.model.id, status: 'failed', output: soFar.output(), output_text: soFar.text(), error: responsesBreakError(broken ?? { words: 'the stream ended before its final event', cause: 'provider_unavailable' }) };
   const failed = { type: 'response.failed', sequence_number: Number(last.sequence_number ?? 0) + 1, response: pending };
   tokens.written();
   const outcome = { ...brokenAfterContent(charge, c, id, tokens, promptTokens, final ? cost : undefined, final ? lastResponse.usage : undefined), upstreamId, text: responseText(lastResponse), tier: lastResponse.service_tier };

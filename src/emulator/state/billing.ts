@@ -170,7 +170,8 @@ const LOOKAHEAD_BYTES = 1024 * 1024;
 /**
  * Writes events (produced lazily, `count` of them) as an SSE stream with backpressure, many events
  * per write, yielding to other clients between writes. Stream faults: `cut` drops the connection
- * after N events, `error-chunk` sends `errorEvent` after N events and ends, `malformed` sends an
+ * after N events, `error-chunk` sends `errorEvent` after N events and ends (made then when it is a function of N,
+ * as a Responses `response.failed` says what went out before it), `malformed` sends an
  * event whose data is not JSON after N events and ends.
  * Returns true when the whole stream was delivered; `progress` says how many events were written
  * and whether the caller hung up (not a fault).
@@ -226,7 +227,7 @@ export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: numbe
     }
     if (i === errorAt) {
       written();
-      res.write(buffer + frame(errorEvent) + (terminator ? `data: ${terminator}\n\n` : ''));
+      res.write(buffer + frame(typeof errorEvent === 'function' ? (errorEvent as (sent: number) => unknown)(i) : errorEvent) + (terminator ? `data: ${terminator}\n\n` : ''));
       res.end();
       return false;
     }
