@@ -40,12 +40,14 @@ export async function connect(io: IO, flags: GlobalFlags, settings: Settings, op
     const over = settings.overridden;
     if (over?.length) io.note(`note: the environment goes before profile "${settings.profile}" for ${over.map((o) => `${o.field} (${o.env})`).join(', ')}: unset ${over.length > 1 ? 'those' : 'it'} to use the profile's`);
   }
-  settings = await withKey(io, settings, opts);
+  const shared = await import('../config/client-settings.js');
+  const sent = await withKey(io, settings, opts, shared.withSentKey);
+  settings = sent.settings;
+  const key = sent.key;
   io.addSecret(settings.apiKey);
   io.addSecret(settings.managementKey);
   // The keys not sent too (another profile's, the profile's under an environment's): a prompt may hold any.
   await hideKnownKeys(io);
-  const key = opts.management ? (settings.managementKey ?? settings.apiKey) : settings.apiKey;
   if (!key) {
     throw new CliError(
       `no API key for profile "${settings.profile}": set ROUTER_API_KEY, or run "router login"${(await import('./flags/env-names.js')).otherToolsKey(io.env)}`,
@@ -53,16 +55,12 @@ export async function connect(io: IO, flags: GlobalFlags, settings: Settings, op
     );
   }
   const { RouterClient, DEFAULT_API_ROOT } = await import('../client/index.js');
-  const proxy = (await import('../config/proxy.js')).proxyFromEnv(io.env, settings.apiRoot ?? DEFAULT_API_ROOT);
-  const root = settings.apiRoot ?? DEFAULT_API_ROOT;
-  const { attributionHeaders } = await import('../config/attribution.js');
-  const SETTING = { app_url: 'appUrl', app_title: 'appTitle', app_categories: 'appCategories' } as const;
-  const headers = attributionHeaders(settings, (f) => sourceName(settings.from[SETTING[f]] ?? { kind: 'env', name: f }));
+  const { apiKey, apiRoot, headers, proxy } = await shared.connectionOptions(settings, key, io.env, DEFAULT_API_ROOT);
   const client = new RouterClient({
-    batches: await batchPlaces(io.env, root, settings.batchesPath),
-    apiKey: key,
+    batches: await batchPlaces(io.env, apiRoot ?? DEFAULT_API_ROOT, settings.batchesPath),
+    apiKey,
     headers,
-    apiRoot: settings.apiRoot,
+    apiRoot,
     timeoutMs: flags.timeout !== undefined ? flags.timeout * 1000 : undefined,
     maxRetries: flags.maxRetries,
     proxy,
@@ -110,17 +108,13 @@ async function batchPlaces(env: NodeJS.ProcessEnv, root: string, named: string |
 
 /**
  * The settings with the key the command sends read where it lives (a keychain, a key command): only
- * that one, only now. A key that is set but cannot be had is exit 3, one line.
+ * that one, only now (src/config/client-settings.ts). A key that is set but cannot be had is exit 3, one line.
  */
-async function withKey(io: IO, settings: Settings, opts: ConnectOptions): Promise<Settings> {
-  const which = opts.management && settings.from.managementKey ? 'managementKey' : 'apiKey';
-  const from = settings.from[which];
-  if (settings[which] !== undefined || (from?.kind !== 'keychain' && from?.kind !== 'command')) return settings;
-  const { loadKey, KeyUnavailableError } = await import('../config/key-source.js');
+async function withKey(io: IO, settings: Settings, opts: ConnectOptions, withSentKey: typeof import('../config/client-settings.js').withSentKey) {
   try {
-    return { ...settings, [which]: await loadKey(settings, which, io.env, io.interrupt) };
+    return await withSentKey(settings, io.env, { management: opts.management, signal: io.interrupt });
   } catch (err) {
-    throw err instanceof KeyUnavailableError ? new CliError(err.message, EXIT.AUTH) : err;
+    throw err instanceof (await import('../config/key-source.js')).KeyUnavailableError ? new CliError(err.message, EXIT.AUTH) : err;
   }
 }
 

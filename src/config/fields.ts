@@ -79,6 +79,14 @@ export class SettingsError extends Error {
   override name = 'SettingsError';
 }
 
+/** A profile named on purpose (--profile, ROUTER_PROFILE, a program's `profile`) that the config file does not hold. */
+export class NoProfileError extends SettingsError {
+  override name = 'NoProfileError';
+  constructor(message: string, readonly profile: string) {
+    super(message);
+  }
+}
+
 /** A file router keeps (config.json) that it cannot make sense of: named by `path`; the CLI's exit 1, as every damaged store file. */
 export class DamagedFileError extends SettingsError {
   override name = 'DamagedFileError';

@@ -1,4 +1,4 @@
-import { ATTRIBUTION_ENV, BATCHES_PATH_ENV, BUDGET_ENV, checkBatchesPath, DEFAULT_ENV, DEFAULT_PROFILE, isProfileName, LOG_DEFAULT, KEY_ENV, MCP_ENV, mcpServers, SettingsError, shownName, type ProfileField } from './fields.js';
+import { ATTRIBUTION_ENV, BATCHES_PATH_ENV, BUDGET_ENV, checkBatchesPath, DEFAULT_ENV, DEFAULT_PROFILE, isProfileName, LOG_DEFAULT, KEY_ENV, MCP_ENV, mcpServers, NoProfileError, SettingsError, shownName, type ProfileField } from './fields.js';
 import { didYouMean } from '../internal/did-you-mean.js';
 import { isBlank } from '../internal/blank.js';
 import { switchOn } from '../internal/env-switch.js';
@@ -121,6 +121,8 @@ export function sourceName(source: Source): string {
 export interface SettingsInput {
   profile?: string;
   apiRoot?: string;
+  /** A key given outright (a program's `apiKey`: router has no flag for one), before the environment's and the profile's. */
+  apiKey?: string;
 }
 
 /**
@@ -151,9 +153,9 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
   if (named && !profile) {
     const known = profiles.names();
     const meant = didYouMean(name, known);
-    if (meant) throw new SettingsError(`no profile "${shownName(name)}"${meant}`);
+    if (meant) throw new NoProfileError(`no profile "${shownName(name)}"${meant}`, name);
     const create = isProfileName(name) ? `: create it with "router login --profile ${name}"` : '';
-    throw new SettingsError(`no profile "${shownName(name)}"${known.length ? ` (profiles: ${known.map(shownName).join(', ')})` : ''}${create}`);
+    throw new NoProfileError(`no profile "${shownName(name)}"${known.length ? ` (profiles: ${known.map(shownName).join(', ')})` : ''}${create}`, name);
   }
   const from: SettingSources = {};
   const overridden: { field: string; env: string }[] = [];
@@ -166,7 +168,12 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
   };
   const pick = (key: keyof SettingSources, envName: string, field: ProfileField) => either(key, envName, fromEnv(env, envName), field, profile?.[field]);
   /** A key: the environment's, else the profile's command, its keychain entry or its field (the first two read when needed). */
-  const key = (k: 'apiKey' | 'managementKey', envName: string, field: 'api_key' | 'management_key') => {
+  const key = (k: 'apiKey' | 'managementKey', envName: string, field: 'api_key' | 'management_key', given?: string) => {
+    const givenKey = checkKey(given, k);
+    if (givenKey !== undefined) {
+      from[k] = { kind: 'flag', name: k };
+      return givenKey;
+    }
     const envKey = checkKey(env[envName], envName);
     const own = profile?.[field]?.trim();
     if (named && envKey !== undefined && ((own && own !== envKey) || profile?.[`${field}_command`]?.trim() || profile?.[`${field}_keychain`])) overridden.push({ field, env: envName });
@@ -182,7 +189,7 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
   const batchesPath = pick('batchesPath', BATCHES_PATH_ENV, 'batches_path');
   return {
     profile: name,
-    apiKey: key('apiKey', KEY_ENV.api_key, 'api_key'),
+    apiKey: key('apiKey', KEY_ENV.api_key, 'api_key', flags.apiKey),
     managementKey: key('managementKey', KEY_ENV.management_key, 'management_key'),
     apiRoot: root === undefined ? undefined : checkApiRoot(root, sourceName(from.apiRoot!)),
     model: pick('model', DEFAULT_ENV.model, 'model'),
