@@ -1,7 +1,11 @@
 /**
- * A small JSON object kept in the config folder beside config.json (aliases.json, model-options.json):
- * read whole, changed under its lock and written whole (src/internal/write-whole.ts), so that two
- * processes changing it take turns and one killed midway leaves the old or the new file.
+ * What the kit reads of router's config folder. A small JSON object kept beside config.json (aliases.json,
+ * model-options.json): read whole, changed under its lock and written whole (src/internal/write-whole.ts), so that
+ * two processes changing it take turns and one killed midway leaves the old or the new file. And clientFromProfile():
+ * a RouterClient with the key and API root of a profile of config.json, as llm's get_key() finds the key its CLI keeps,
+ * resolved by the code every router command resolves them with (src/config/settings.ts, src/config/client-settings.ts).
+ * Here, not in a file of its own, so that importing the kit loads no module more: config.json, the keychain and a
+ * key command are read by a call only.
  */
 import { dirname, join } from 'node:path';
 import { profilesPath } from '../config/profile-file.js';
@@ -11,7 +15,9 @@ import { makeDir } from '../internal/make-dir.js';
 import { isRecord } from '../internal/shape.js';
 import { keptFileWhy } from '../internal/named-input.js';
 import { writeWhole } from '../internal/write-whole.js';
-import { ConfigFileError } from './errors.js';
+import type { ClientOptions, RouterClient } from '../client/index.js';
+import { checkOptions, optionNames } from '../client/option-names.js';
+import { ConfigFileError, ProfileError } from './errors.js';
 
 export { ConfigFileError };
 
@@ -51,4 +57,52 @@ export function changeConfigObject<T, R>(path: string, valid: (value: unknown) =
     writeWhole(path, `${JSON.stringify(object, null, 2)}\n`);
     return result;
   });
+}
+
+export interface ProfileClientOptions extends Omit<ClientOptions, 'keyless'> {
+  /** The profile (else ROUTER_PROFILE, else the current one, `router config use`); one named must exist. */
+  profile?: string | undefined;
+  /** The environment router's variables are read from (ROUTER_API_KEY, ROUTER_API_ROOT, ROUTER_PROFILE, ROUTER_CONFIG_DIR, the proxies): `process.env` if absent. */
+  env?: NodeJS.ProcessEnv | undefined;
+  /** Send the management key (ROUTER_MANAGEMENT_KEY, the profile's management_key) where one is set, as `router keys` does. */
+  management?: boolean | undefined;
+  /** Stops reading a key from the keychain or a key command. */
+  signal?: AbortSignal | undefined;
+}
+
+const OPTIONS = optionNames<ProfileClientOptions>()({
+  profile: 1, env: 1, management: 1, signal: 1, apiKey: 1, apiRoot: 1, timeoutMs: 1, maxRetries: 1, userAgent: 1, headers: 1, onRetry: 1, onPlainHttp: 1, dispatcher: 1, proxy: 1,
+});
+
+/**
+ * A client of the profile: `apiKey` and `apiRoot` given here, else ROUTER_API_KEY and ROUTER_API_ROOT, else the
+ * profile's (its key in the config file, the keychain or printed by its key command); its attribution headers and
+ * the proxy `env` names for the root, as router sends them. A ProfileError when it gives no client.
+ */
+export async function clientFromProfile(opts: ProfileClientOptions = {}): Promise<RouterClient> {
+  checkOptions('clientFromProfile()', opts, OPTIONS);
+  const { profile, env = process.env, management, signal, apiKey, apiRoot, headers, proxy, ...rest } = opts;
+  const [{ resolveSettings, checkApiRoot }, shared, { RouterClient, DEFAULT_API_ROOT }] = await Promise.all([import('../config/settings.js'), import('../config/client-settings.js'), import('../client/index.js')]);
+  try {
+    const settings = await resolveSettings({ profile, apiRoot: apiRoot === undefined ? undefined : checkApiRoot(apiRoot, 'apiRoot'), apiKey }, env);
+    const sent = await shared.withSentKey(settings, env, { management, signal }).catch(async (err: unknown) => {
+      // Only a key read from a keychain or a key command fails here: key-source.js is loaded already.
+      throw err instanceof (await import('../config/key-source.js')).KeyUnavailableError ? new ProfileError('key_unavailable', err.message, settings.profile, { cause: err }) : err;
+    });
+    const name = sent.settings.profile;
+    if (!sent.key) throw new ProfileError('no_key', `no API key for profile "${name}": pass apiKey, set ROUTER_API_KEY, or store one with "router login --profile ${name}"`, name);
+    const made = await shared.connectionOptions(sent.settings, sent.key, env, DEFAULT_API_ROOT);
+    return new RouterClient({ ...rest, ...made, headers: { ...made.headers, ...headers }, proxy: proxy ?? made.proxy });
+  } catch (err) {
+    throw await asProfileError(err);
+  }
+}
+
+/** A settings error as a ProfileError of its code; any other error (an abort, a ProfileError) as it is. */
+async function asProfileError(err: unknown): Promise<unknown> {
+  const { NoProfileError, DamagedFileError, SettingsError } = await import('../config/fields.js');
+  if (err instanceof NoProfileError) return new ProfileError('not_found', err.message, err.profile, { cause: err });
+  if (err instanceof DamagedFileError) return new ProfileError('damaged', err.message, undefined, { cause: err });
+  if (err instanceof SettingsError) return new ProfileError('invalid', err.message, undefined, { cause: err });
+  return err;
 }

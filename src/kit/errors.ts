@@ -153,3 +153,22 @@ export class CollectionError extends KitError<'invalid_name' | 'invalid_id' | 'n
     super(message, code);
   }
 }
+
+/**
+ * A profile of router's that gives no client (src/kit/config-file.ts): `not_found` (a profile named that the config file
+ * does not hold), `no_key`, `key_unavailable` (kept in a keychain that cannot be read, a key command that failed),
+ * `invalid` (a setting that cannot be used: an API root that is no URL, a key with a space), `damaged` (the config file). Its message never holds a key.
+ */
+export class ProfileError extends KitError<'not_found' | 'no_key' | 'key_unavailable' | 'invalid' | 'damaged'> {
+  constructor(
+    code: ProfileError['code'],
+    message: string,
+    /** The profile's name, where it is known. */
+    readonly profile?: string,
+    /** The settings' error it says in the kit's words. */
+    options?: { cause: unknown },
+  ) {
+    super(message, code);
+    if (options) this.cause = options.cause;
+  }
+}

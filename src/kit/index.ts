@@ -11,7 +11,8 @@ export { modelSampler, samplingChatRequest, samplingResult, type SamplerOptions 
 export { ToolSet, type ToolDeclaration, type ToolSetOptions } from './toolset.js';
 export { runToolCall, ResultBudget, DEFAULT_RESULTS_BYTES, type ToolCallRequest, type CallOutcome, type CallOptions } from './tool-calls.js';
 export { splitCommandLine } from './command-line.js';
-export { KitError, AliasError, ConfigFileError, FragmentError, PlaceholderError, AttachmentError, SchemaError, SchemaMismatchError, ConversationError, ToolCallsError, CollectionError } from './errors.js';
+export { KitError, AliasError, ConfigFileError, FragmentError, PlaceholderError, AttachmentError, SchemaError, SchemaMismatchError, ConversationError, ToolCallsError, CollectionError, ProfileError } from './errors.js';
+export { clientFromProfile, type ProfileClientOptions } from './config-file.js';
 export * from './collections/index.js';
 export { FileLockTimeout } from '../internal/lock-timeout.js';
 export { readAttachment, attachmentFromBytes, attachmentFromUrl, chatParts, responsesParts, attachmentReference, MAX_ATTACHMENT_BYTES, type Attachment, type AttachmentKind, type BytesOptions } from './attachments.js';

@@ -6,7 +6,7 @@ import { startedForAll } from '../support/for-all.js';
 
 // What `import('router-cli/kit')` loads in a program of its own (the built package, by its name): a program that
 // imports it for one feature does not pay for the others. A feature's modules (MCP's connection, reconcile's steps, a command's process group, the budgets' words,
-// the answer's reading of a prompt, a fragment's HTTP client, an embedding's decoding; undici and the SDKs) are
+// the answer's reading of a prompt, a fragment's HTTP client, an embedding's decoding, a profile's client; undici and the SDKs) are
 // loaded by its first use, and its errors keep their classes. Module hooks of this program only list what node loads.
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -37,6 +37,7 @@ await use('budgets', async () => (await kit.budgetsFor(process.env, kit.budgetLi
 await use('mcp', async () => { const e = await caught(kit.connectMcp('no-such-mcp-server-here', { env: {} })); return [e instanceof kit.ToolSourceError, e.kind]; });
 await use('fragment', async () => { const e = await caught(kit.fetchFragment(process.env.ROUTER_API_ROOT + '/no-such-fragment', { maxRetries: 0 })); return [e instanceof kit.FragmentError, e.code]; });
 await use('embed', async () => (await kit.embedTexts({ model: 'local/embed', dimensions: null }, ['one'], { client })).length);
+await use('profile', async () => { const c = await kit.clientFromProfile({ env: process.env }); try { return (await kit.chatModel(c, 'local/echo').prompt('profiled')).text; } finally { await c.close(); } });
 await client.close();
 process.stdout.write(JSON.stringify(steps));
 `;
@@ -46,6 +47,7 @@ const FEATURES = {
   reconcile: ['dist/kit/spend/reconcile-asked.js', 'dist/kit/spend/reconcile-held.js', 'dist/kit/spend/reconcile-batch.js', 'dist/kit/spend/reconcile-sent.js', 'dist/kit/spend/reconcile-joint.js', 'dist/kit/spend/lookup-bound.js', 'dist/kit/spend/sent-link.js'],
   command: ['dist/internal/process-group.js', 'dist/kit/project-bin.js'],
   budgets: ['dist/config/settings.js'],
+  profile: ['dist/config/client-settings.js'],
   mcp: ['dist/kit/mcp-stdio.js', 'dist/kit/mcp-content.js', 'dist/kit/mcp-call.js', 'dist/kit/mcp-config-file.js', 'dist/kit/mcp-data-file.js', 'dist/kit/mcp-not-mcp.js'],
 };
 /**
@@ -55,6 +57,10 @@ const FEATURES = {
 const NOT_AT_IMPORT = [
   ...['answer-reading', 'message-assembler', 'resources/chat', 'resources/embeddings', 'core', 'transport', 'undici'].map((m) => `dist/client/${m}.js`),
   'dist/config/proxy.js',
+  // A profile's key: read from the keychain (or a key command) by the call that needs it only.
+  'dist/config/key-source.js',
+  'dist/config/keychain.js',
+  'node_modules/@napi-rs/',
   ...['@modelcontextprotocol/', 'ajv/', 'zod/', 'chalk/', 'undici/'].map((m) => `node_modules/${m}`),
 ];
 
@@ -72,7 +78,7 @@ function runProgram(env: Record<string, string>): Promise<{ code: number | null;
   });
 }
 
-type Steps = Record<'imported', { loaded: string[]; required: string[] }> & Record<'prompt' | 'reconcile' | 'command' | 'budgets' | 'mcp' | 'fragment' | 'embed', { result: unknown; loaded: string[] }>;
+type Steps = Record<'imported', { loaded: string[]; required: string[] }> & Record<'prompt' | 'reconcile' | 'command' | 'budgets' | 'mcp' | 'fragment' | 'embed' | 'profile', { result: unknown; loaded: string[] }>;
 
 it("importing the kit loads none of a feature's modules; its first use does, and its errors keep their classes", async () => {
   const r = await runProgram({ ...t.env, HOOKS, LOADED_LOG: resolve(t.dir, 'loaded-modules.txt') });
@@ -90,6 +96,9 @@ it("importing the kit loads none of a feature's modules; its first use does, and
   expect(steps.mcp.result).toEqual([true, 'start']);
   expect(steps.fragment.result).toEqual([true, 'fetch_failed']);
   expect(steps.embed.result).toBe(1);
+  expect(steps.profile.result).toBe('profiled');
+  // The key in the environment: the keychain's code is not loaded for it.
+  expect(steps.profile.loaded.filter((m) => /keychain|key-source|@napi-rs/.test(m))).toEqual([]);
   for (const [feature, modules] of Object.entries(FEATURES)) {
     expect({ feature, loaded: modules.filter((m) => steps[feature as keyof typeof FEATURES].loaded.includes(m)) }).toEqual({ feature, loaded: modules });
   }

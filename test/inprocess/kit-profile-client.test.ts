@@ -1,0 +1,90 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { AuthenticationError, ConnectionError, ValidationError } from '../../src/client/index.js';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { clientFromProfile, KitError, ProfileError } from '../../src/kit/index.js';
+import { runInProcess } from '../support/inprocess.js';
+
+// llm's get_key() takes the key its CLI keeps; the kit's clientFromProfile() the key and API root `router login` and
+// `router config` keep, by the CLI's own rules: options over ROUTER_API_KEY / ROUTER_API_ROOT / ROUTER_PROFILE over the profile.
+let emu: Emulator;
+let dir: string;
+let key: string;
+let env: Record<string, string>;
+const WRONG = 'sk-wrong-key-0123456789abcdef';
+const DEAD_ROOT = 'http://127.0.0.1:9/api';
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'router-kit-profile-'));
+  emu = await startEmulator({ stateDir: join(dir, 'state'), port: 0, batchDelayMs: 0 });
+  key = emu.store.firstKeys().apiKey;
+  writeFileSync(join(dir, 'key.txt'), key);
+  // The config file where the XDG rule puts it (no ROUTER_CONFIG_DIR), as a user's is; no key or root in the environment.
+  env = { HOME: join(dir, 'home'), XDG_CONFIG_HOME: join(dir, 'xdg'), ROUTER_STATE_DIR: join(dir, 'cli-state'), ROUTER_KEYCHAIN: 'off', PATH: process.env.PATH ?? '/usr/bin:/bin' };
+  const cli = { ...env, ROUTER_CONFIG_DIR: '', ROUTER_API_KEY: '', ROUTER_API_ROOT: '', ROUTER_PROFILE: '', ROUTER_MANAGEMENT_KEY: '' };
+  const set = async (args: string[], input?: string) => expect(await runInProcess(['config', 'set', ...args], { env: cli, input })).toMatchObject({ code: 0 });
+  await set(['api_key'], key);
+  await set(['api_root', emu.apiRoot]);
+  await set(['api_key', '--profile', 'stale'], WRONG);
+  await set(['api_root', emu.apiRoot, '--profile', 'stale']);
+  await set(['api_root', emu.apiRoot, '--profile', 'keyless']);
+  await set(['api_key_command', `cat '${join(dir, 'key.txt')}'`, '--profile', 'command']);
+  await set(['api_root', emu.apiRoot, '--profile', 'command']);
+  await set(['api_key_command', 'echo not the key >&2; exit 4', '--profile', 'failing']);
+});
+afterAll(async () => {
+  await emu.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The echo of a call by the client made (the emulator refuses the stale profile's key: a call answered sent the right one). */
+async function echo(opts: Parameters<typeof clientFromProfile>[0]): Promise<unknown> {
+  const client = await clientFromProfile(opts);
+  try {
+    return (await client.chat.create({ model: 'local/echo', messages: [{ role: 'user', content: 'from the profile' }] })).choices[0]?.message.content;
+  } finally {
+    await client.close();
+  }
+}
+
+const refused = (p: Promise<unknown>) => p.then(() => expect.unreachable('no error'), (e: unknown) => e as ProfileError);
+
+it("takes the current profile's key and API root, kept in the config file by router config set", async () => {
+  expect(await echo({ env })).toBe('from the profile');
+});
+
+it('ROUTER_PROFILE, ROUTER_API_KEY and ROUTER_API_ROOT go before the profile, and the options before them', async () => {
+  // The stale profile's key is refused: the environment's goes instead.
+  await expect(echo({ env: { ...env, ROUTER_PROFILE: 'stale' } })).rejects.toBeInstanceOf(AuthenticationError);
+  expect(await echo({ env: { ...env, ROUTER_PROFILE: 'stale', ROUTER_API_KEY: key } })).toBe('from the profile');
+  expect(await echo({ env: { ...env, ROUTER_API_KEY: WRONG }, apiKey: key })).toBe('from the profile');
+  // The profile named here goes before ROUTER_PROFILE; the root given, before ROUTER_API_ROOT's dead one.
+  await expect(echo({ env: { ...env, ROUTER_PROFILE: 'default' }, profile: 'stale' })).rejects.toBeInstanceOf(AuthenticationError);
+  expect(await echo({ env: { ...env, ROUTER_API_ROOT: DEAD_ROOT }, apiRoot: emu.apiRoot, maxRetries: 0 })).toBe('from the profile');
+  await expect(echo({ env: { ...env, ROUTER_API_ROOT: DEAD_ROOT }, maxRetries: 0 })).rejects.toBeInstanceOf(ConnectionError);
+});
+
+it("reads a key where the profile keeps it, as router does: its key command's output", async () => {
+  expect(await echo({ env, profile: 'command' })).toBe('from the profile');
+  const e = await refused(clientFromProfile({ env, profile: 'failing' }));
+  expect([e instanceof ProfileError, e.code, e.profile]).toEqual([true, 'key_unavailable', 'failing']);
+  expect(e.message).toMatch(/api_key_command of profile "failing" failed \(exit 4\)/);
+});
+
+it('a profile that does not exist, or has no key, is a ProfileError with its code, no key in its message', async () => {
+  const missing = await refused(clientFromProfile({ env: { ...env, ROUTER_API_KEY: key }, profile: 'nope' }));
+  expect([missing instanceof ProfileError, missing instanceof KitError, missing.code, missing.profile]).toEqual([true, true, 'not_found', 'nope']);
+  expect(missing.message).toMatch(/^no profile "nope" \(profiles: /);
+  const none = await refused(clientFromProfile({ env, profile: 'keyless' }));
+  expect([none.code, none.profile, none.message]).toEqual(['no_key', 'keyless', 'no API key for profile "keyless": pass apiKey, set ROUTER_API_KEY, or store one with "router login --profile keyless"']);
+  const bad = await refused(clientFromProfile({ env: { ...env, ROUTER_API_KEY: `Bearer ${key}` } }));
+  expect([bad.code, bad.message.includes(key)]).toEqual(['invalid', false]);
+  const root = await refused(clientFromProfile({ env, apiRoot: 'ftp://example.com' }));
+  expect([root.code, root.message]).toEqual(['invalid', 'apiRoot must be an http(s) URL such as http://127.0.0.1:8080/api, got "ftp://example.com"']);
+});
+
+it('an option it does not take is refused before anything is read', async () => {
+  await expect(clientFromProfile({ env, baseURL: emu.apiRoot } as never)).rejects.toThrow(new ValidationError('clientFromProfile() has no option "baseURL": did you mean apiRoot?'));
+});
