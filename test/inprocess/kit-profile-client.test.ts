@@ -12,18 +12,20 @@ import { runInProcess } from '../support/inprocess.js';
 let emu: Emulator;
 let dir: string;
 let key: string;
+let managementKey: string;
 let env: Record<string, string>;
+let cli: Record<string, string>;
 const WRONG = 'sk-wrong-key-0123456789abcdef';
 const DEAD_ROOT = 'http://127.0.0.1:9/api';
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'router-kit-profile-'));
   emu = await startEmulator({ stateDir: join(dir, 'state'), port: 0, batchDelayMs: 0 });
-  key = emu.store.firstKeys().apiKey;
+  ({ apiKey: key, managementKey } = emu.store.firstKeys());
   writeFileSync(join(dir, 'key.txt'), key);
   // The config file where the XDG rule puts it (no ROUTER_CONFIG_DIR), as a user's is; no key or root in the environment.
   env = { HOME: join(dir, 'home'), XDG_CONFIG_HOME: join(dir, 'xdg'), ROUTER_STATE_DIR: join(dir, 'cli-state'), ROUTER_KEYCHAIN: 'off', PATH: process.env.PATH ?? '/usr/bin:/bin' };
-  const cli = { ...env, ROUTER_CONFIG_DIR: '', ROUTER_API_KEY: '', ROUTER_API_ROOT: '', ROUTER_PROFILE: '', ROUTER_MANAGEMENT_KEY: '' };
+  cli = { ...env, ROUTER_CONFIG_DIR: '', ROUTER_API_KEY: '', ROUTER_API_ROOT: '', ROUTER_PROFILE: '', ROUTER_MANAGEMENT_KEY: '' };
   const set = async (args: string[], input?: string) => expect(await runInProcess(['config', 'set', ...args], { env: cli, input })).toMatchObject({ code: 0 });
   await set(['api_key'], key);
   await set(['api_root', emu.apiRoot]);
@@ -87,4 +89,24 @@ it('a profile that does not exist, or has no key, is a ProfileError with its cod
 
 it('an option it does not take is refused before anything is read', async () => {
   await expect(clientFromProfile({ env, baseURL: emu.apiRoot } as never)).rejects.toThrow(new ValidationError('clientFromProfile() has no option "baseURL": did you mean apiRoot?'));
+});
+
+it('resolves as router does for the same settings: a call router makes with them goes through, or is refused, as the client\'s', async () => {
+  const cases: [Record<string, string>, string][] = [[{}, 'from the profile'], [{ ROUTER_PROFILE: 'stale' }, 'refused'], [{ ROUTER_PROFILE: 'stale', ROUTER_API_KEY: key }, 'from the profile'], [{ ROUTER_PROFILE: 'command' }, 'from the profile']];
+  for (const [over, expected] of cases) {
+    const r = await runInProcess(['chat', '-m', 'local/echo', 'from the profile'], { env: { ...cli, ...over } });
+    const kit = await echo({ env: { ...env, ...over } }).catch((e: unknown) => (e instanceof AuthenticationError ? 'refused' : e));
+    expect({ over, router: r.code === 0 ? r.stdout.trim() : r.code === 3 ? 'refused' : r.stderr, kit }).toEqual({ over, router: expected, kit: expected });
+  }
+});
+
+it('management: true sends the management key where one is set, as router keys does', async () => {
+  const client = await clientFromProfile({ env: { ...env, ROUTER_MANAGEMENT_KEY: managementKey }, management: true });
+  try {
+    expect(typeof (await client.credits.get()).total_credits).toBe('number');
+  } finally {
+    await client.close();
+  }
+  const plain = await clientFromProfile({ env: { ...env, ROUTER_MANAGEMENT_KEY: managementKey } });
+  await expect(plain.credits.get().finally(() => plain.close())).rejects.toThrow();
 });
