@@ -1,14 +1,19 @@
 import { expect, it } from 'vitest';
-import type { RouterClient } from '../../src/client/index.js';
-import { InvalidAmount, serviceListPrices, SpendGuard } from '../../src/kit/index.js';
+import type { Emulator } from '../../src/emulator/server.js';
+import { RouterClient, ValidationError } from '../../src/client/index.js';
+import { chatModel, chatWithTools, functionTool, InvalidAmount, serviceListPrices, SpendGuard } from '../../src/kit/index.js';
 import { kitPerTest } from '../support/inprocess-env.js';
 
 // What a JavaScript program passes the kit where a number or an attachment goes: a NaN, a string or a
 // negative number is refused before anything is sent, as the CLI refuses its flags; taken as it came, a cap
 // held nothing and a bound or a timeout said nonsense.
+let emu: Emulator;
 let client: RouterClient;
 
-kitPerTest('router-kit-numbers-', (f) => ({ client } = f));
+kitPerTest('router-kit-numbers-', (f) => ({ emu, client } = f));
+
+const sentChats = () => emu.requestLog.filter((r) => r.path.endsWith('/chat/completions')).length;
+const refusal = (p: Promise<unknown>) => p.then(() => 'no error', (err: unknown) => err);
 
 it("a SpendGuard's maxCost that is no amount of USD is an InvalidAmount when the guard is made", () => {
   const prices = serviceListPrices(client);
@@ -18,4 +23,44 @@ it("a SpendGuard's maxCost that is no amount of USD is an InvalidAmount when the
   }
   expect(() => new SpendGuard({ prices, maxCost: Number('') - 1 })).toThrow(/^maxCost is an amount of USD such as 2 or 0\.50, got -1$/);
   for (const maxCost of [0, 1e-9, 2]) expect(new SpendGuard({ prices, maxCost }).opts.maxCost).toBe(maxCost);
+});
+
+it("prompt()'s numbers are refused before anything is sent: maxToolRounds, toolTimeoutMs, resultsBytes", async () => {
+  const add = functionTool('add', { type: 'object', properties: { a: { type: 'number' } } }, ({ a }) => a);
+  const model = chatModel(client, 'local/tools');
+  const before = sentChats();
+  const bad = [{ maxToolRounds: -1 }, { maxToolRounds: 1.5 }, { toolTimeoutMs: -1 }, { toolTimeoutMs: Number.NaN }, { toolTimeoutMs: 2 ** 31 }, { resultsBytes: -1 }, { resultsBytes: '64' as unknown as number }];
+  for (const opts of bad) {
+    const err = await refusal(model.prompt('add', { tools: [add], ...opts }));
+    expect(err, JSON.stringify(opts)).toBeInstanceOf(ValidationError);
+    expect((err as Error).message).toMatch(new RegExp(`^prompt\\(\\) ${Object.keys(opts)[0]} must be `));
+  }
+  expect(sentChats()).toBe(before);
+  // 0 rounds runs no call: the first is a ToolCallsError holding it, as before.
+  await expect(model.prompt('add', { tools: [add], maxToolRounds: 0 })).rejects.toMatchObject({ code: 'max_rounds' });
+  expect((await model.prompt('add', { tools: [add], maxToolRounds: 1, toolTimeoutMs: 5_000, resultsBytes: 1024 })).text).toMatch(/add answered/);
+});
+
+it("chatWithTools()'s maxRounds and timeoutMs are checked the same way", async () => {
+  const add = functionTool('add', { type: 'object', properties: { a: { type: 'number' } } }, ({ a }) => a);
+  const request = { model: 'local/tools', messages: [{ role: 'user' as const, content: 'add' }] };
+  const before = sentChats();
+  for (const opts of [{ maxRounds: -2 }, { timeoutMs: 0 }]) {
+    const err = await refusal(chatWithTools(client, request, { tools: new Map([['add', add]]), ...opts }));
+    expect(err, JSON.stringify(opts)).toBeInstanceOf(ValidationError);
+    expect((err as Error).message).toMatch(new RegExp(`^chatWithTools\\(\\) ${Object.keys(opts)[0]} must be `));
+  }
+  expect(sentChats()).toBe(before);
+});
+
+it('an attachment that is a path, not one readAttachment() made, is refused before anything is sent', async () => {
+  const model = chatModel(client, 'local/vision');
+  const before = sentChats();
+  for (const attachments of [['photo.png'], 'photo.png', [{ path: 'photo.png' }]] as unknown[]) {
+    // Was sent as a file part without data: the service's 400 ("file_data must be an http(s) or data: URL").
+    const err = await refusal(model.prompt('what is it?', { attachments: attachments as [] }));
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as Error).message).toMatch(/^prompt\(\) attachments.* readAttachment\(/);
+  }
+  expect(sentChats()).toBe(before);
 });
