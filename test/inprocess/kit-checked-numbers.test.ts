@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { RouterClient, ValidationError } from '../../src/client/index.js';
-import { chatModel, chatWithTools, functionTool, InvalidAmount, serviceListPrices, SpendGuard } from '../../src/kit/index.js';
+import { chatModel, chatWithTools, functionTool, InvalidAmount, ResultBudget, runToolCall, serviceListPrices, SpendGuard } from '../../src/kit/index.js';
 import { kitPerTest } from '../support/inprocess-env.js';
 
 // What a JavaScript program passes the kit where a number or an attachment goes: a NaN, a string or a
@@ -63,4 +63,28 @@ it('an attachment that is a path, not one readAttachment() made, is refused befo
     expect((err as Error).message).toMatch(/^prompt\(\) attachments.* readAttachment\(/);
   }
   expect(sentChats()).toBe(before);
+});
+
+it("a call's timeoutMs that is no number of milliseconds over 0 is a ValidationError, not a ConnectionError; nothing is sent", async () => {
+  const hi = { model: 'local/echo', messages: [{ role: 'user' as const, content: 'hi' }] };
+  const before = emu.requestLog.length;
+  for (const timeoutMs of [-1, 0, Number.NaN, '100'] as unknown[]) {
+    // Was a ConnectionError "failed" (undici's "invalid headersTimeout"): a network failure, exit 8 in the CLI.
+    const err = await refusal(client.chat.create(hi, { timeoutMs: timeoutMs as number }));
+    expect(err, String(timeoutMs)).toBeInstanceOf(ValidationError);
+    expect((err as Error).message).toMatch(/^timeoutMs must be a number of milliseconds over 0, not /);
+  }
+  await expect(refusal(client.raw.send({ method: 'GET', path: '/v1/models' }, { timeoutMs: -1 }))).resolves.toBeInstanceOf(ValidationError);
+  expect(emu.requestLog.length).toBe(before);
+  expect((await client.chat.create(hi, { timeoutMs: 5_000 })).choices[0]!.message.content).toBe('hi');
+});
+
+it("runToolCall()'s timeoutMs and a ResultBudget's bytes are checked as prompt()'s are", async () => {
+  const add = functionTool('add', { type: 'object', properties: {} }, () => 1);
+  const call = { id: '1', name: 'add', arguments: '{}' };
+  const signal = new AbortController().signal;
+  // Was "the tool did not end within NaN s and was stopped".
+  await expect(refusal(runToolCall(new Map([['add', add]]), call, { signal, timeoutMs: Number.NaN, budget: new ResultBudget() }))).resolves.toBeInstanceOf(ValidationError);
+  expect(() => new ResultBudget(-1)).toThrow(/^new ResultBudget\(\) bytes must be a whole number of at least 1, not -1$/);
+  expect((await runToolCall(new Map([['add', add]]), call, { signal, timeoutMs: 1_000, budget: new ResultBudget(10) })).text).toBe('1');
 });
