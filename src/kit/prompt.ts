@@ -18,6 +18,7 @@ import type { SpendGuard } from './spend/spend-guard.js';
 import type { SchemaValue } from './schema-type.js';
 import { counted } from '../internal/counted.js';
 import { checkOptions, optionNames } from '../client/option-names.js';
+import { ValidationError } from '../client/errors.js';
 import { checkAttachments, checkCounts, checkTimeout } from './checked-options.js';
 
 /** The names of PromptOptions' members, checked against it both ways (a new option is a name here too). */
@@ -116,6 +117,8 @@ export async function promptTurn(client: RouterClient, model: string, history: C
   checkCounts('prompt()', opts, ['resultsBytes'], 1);
   checkTimeout('prompt()', opts, 'toolTimeoutMs');
   checkAttachments('prompt()', opts.attachments);
+  // Else a single tool, not in [ ], was left out: the model answered without it.
+  if (opts.tools !== undefined && !Array.isArray(opts.tools) && !(opts.tools instanceof ToolSet)) throw new ValidationError('prompt() tools must be an array of tools or a ToolSet: put a single tool in [ ]');
   const given: unknown = opts.schema;
   // From JavaScript a schema may come as JSON text, or as no object at all: answerSchema() says which (a SchemaError), not a TypeError.
   const compiled = typeof given === 'object' && given !== null && 'validate' in given && typeof given.validate === 'function';

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { RouterClient, ValidationError } from '../../src/client/index.js';
-import { chatModel, chatWithTools, functionTool, InvalidAmount, ResultBudget, runToolCall, serviceListPrices, SpendGuard } from '../../src/kit/index.js';
+import { chatModel, chatWithTools, commandTool, functionTool, InvalidAmount, ResultBudget, runToolCall, serviceListPrices, SpendGuard, ToolSet, ToolSourceError, type ToolSetOptions } from '../../src/kit/index.js';
 import { kitPerTest } from '../support/inprocess-env.js';
 
 // What a JavaScript program passes the kit where a number or an attachment goes: a NaN, a string or a
@@ -87,4 +87,34 @@ it("runToolCall()'s timeoutMs and a ResultBudget's bytes are checked as prompt()
   await expect(refusal(runToolCall(new Map([['add', add]]), call, { signal, timeoutMs: Number.NaN, budget: new ResultBudget() }))).resolves.toBeInstanceOf(ValidationError);
   expect(() => new ResultBudget(-1)).toThrow(/^new ResultBudget\(\) bytes must be a whole number of at least 1, not -1$/);
   expect((await runToolCall(new Map([['add', add]]), call, { signal, timeoutMs: 1_000, budget: new ResultBudget(10) })).text).toBe('1');
+});
+
+it('ToolSet.open() refuses what is no list, no tool or no name the API takes, before a server starts or a call is sent', async () => {
+  const add = functionTool('add', { type: 'object', properties: {} }, () => 1);
+  const bad: [unknown, RegExp][] = [
+    // Was "MCP server m: could not start": the string's letters taken as servers.
+    [{ mcp: 'mcp-server-everything stdio' }, /^ToolSet\.open\(\) mcp must be an array, not "mcp-server-everything stdio": mcp: \['mcp-server-everything stdio'\]$/],
+    [{ tools: add }, /^ToolSet\.open\(\) tools must be an array, not object$/],
+    [{ tools: [add], roots: '/tmp' }, /^ToolSet\.open\(\) roots must be an array/],
+    [{ tools: [functionTool('get weather!', { type: 'object', properties: {} }, () => 1)] }, /^ToolSet\.open\(\) tool name "get weather!": a tool's name is 1 to 64 letters/],
+    [{ tools: [add, add] }, /^ToolSet\.open\(\) two tools are named add: /],
+    [{ tools: [add], declared: [{ name: 'add' }] }, /^ToolSet\.open\(\) two tools are named add: /],
+  ];
+  for (const [opts, message] of bad) {
+    const err = await refusal(ToolSet.open(opts as ToolSetOptions));
+    expect(err, message.source).toBeInstanceOf(ToolSourceError);
+    expect(err).toMatchObject({ code: 'invalid', message: expect.stringMatching(message) });
+  }
+  // The same through prompt(), and a tool not in [ ], which was left out: the model answered without it.
+  const before = sentChats();
+  await expect(refusal(chatModel(client, 'local/tools').prompt('x', { tools: [functionTool('a.b', { type: 'object', properties: {} }, () => 1)] }))).resolves.toBeInstanceOf(ToolSourceError);
+  await expect(refusal(chatModel(client, 'local/tools').prompt('add', { tools: add as unknown as [] }))).resolves.toMatchObject({ name: 'ValidationError', message: 'prompt() tools must be an array of tools or a ToolSet: put a single tool in [ ]' });
+  expect(sentChats()).toBe(before);
+});
+
+it('commandTool() with no command is a ToolSourceError when it is made, not a failure at the model\'s call', () => {
+  const decl = { name: 'x', parameters: { type: 'object', properties: {} } };
+  // Was made: its call failed with 'The "file" argument must be of type string', or ran nothing.
+  for (const command of ['', '  ', [], [''], [5]] as unknown[]) expect(() => commandTool(decl, command as string[]), JSON.stringify(command)).toThrow(/^commandTool\(\) x: its command must be a shell line or an array of arguments/);
+  expect(commandTool(decl, ['date', '+%Y']).name).toBe('x');
 });
