@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { type RouterClient, ValidationError } from '../../src/client/index.js';
 import { kitPerTest } from '../support/inprocess-env.js';
-import { Collections, embedInto, planEmbeds, runPlan } from '../../src/kit/index.js';
+import { Collections, embedInto, planEmbeds, runPlan, similarTo, similarToId } from '../../src/kit/index.js';
 
 // embedInto's and runPlan's batchSize and concurrency, from JavaScript: checked before anything is sent or kept.
 let emu: Emulator;
@@ -33,4 +33,15 @@ it('a batchSize of 0 or below is refused too (it made no batches ever: a loop th
   const before = embeddings();
   for (const batchSize of [0, -1]) await expect(runPlan(c, plan, { client, batchSize })).rejects.toThrow(/^runPlan\(\) batchSize must be a whole number of at least 1, not -?\d$/);
   expect(embeddings()).toBe(before);
+});
+
+it("similarTo's and similarToId's number is a whole number of at least 1", async () => {
+  const c = open();
+  await embedInto(c, [...items, { id: 'c', content: 'third item' }], { client, model: 'local/embed' });
+  // Was taken: -1 gave every entry but the last, 0 and NaN none.
+  for (const number of [0, -1, Number.NaN, 1.5]) {
+    expect(() => similarToId(c, 'a', { number }), String(number)).toThrow(/^similarToId\(\) number must be a whole number of at least 1, not /);
+    expect(() => similarTo(c, new Array<number>(256).fill(1), { number }), String(number)).toThrow(ValidationError);
+  }
+  expect(similarToId(c, 'a', { number: 1 })).toHaveLength(1);
 });
