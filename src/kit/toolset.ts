@@ -7,6 +7,7 @@ import { ToolSourceError, type Tool } from './tool.js';
 import type { McpClientAnswers } from './mcp-client-requests.js';
 import { checkOptions, optionNames } from '../client/option-names.js';
 import { API_TOOL_NAME, API_TOOL_NAME_RULE } from './tool-name.js';
+import { checkTimeout } from './checked-options.js';
 
 /** A tool as the model sees it (a tool declared only, run by the caller, has no `run`). */
 export interface ToolDeclaration {
@@ -44,6 +45,7 @@ function checkShape(opts: ToolSetOptions): void {
     const v: unknown = opts[key];
     if (v !== undefined && !Array.isArray(v)) throw invalid(`${key} must be an array, not ${typeof v === 'string' ? JSON.stringify(v) : typeof v}${key === 'mcp' ? ": mcp: ['mcp-server-everything stdio']" : ''}`);
   }
+  checkTimeout('ToolSet.open()', opts, 'startTimeoutMs');
   for (const [i, spec] of (opts.mcp ?? []).entries()) if (typeof spec !== 'string') throw invalid(`mcp[${i}] must be a command line or an http(s) URL, not ${typeof spec}`);
   for (const [i, t] of (opts.tools ?? []).entries()) {
     if (typeof t?.name !== 'string' || typeof t.run !== 'function') throw invalid(`tools[${i}]${typeof t?.name === 'string' ? ` (${t.name})` : ''} is no tool: make it with functionTool() or commandTool(), or give it as declared (ToolSet.open({ declared })) for the caller to run`);

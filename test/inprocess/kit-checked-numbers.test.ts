@@ -1,7 +1,8 @@
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { RouterClient, ValidationError } from '../../src/client/index.js';
-import { chatModel, chatWithTools, commandTool, functionTool, InvalidAmount, ResultBudget, runToolCall, serviceListPrices, SpendGuard, ToolSet, ToolSourceError, type ToolSetOptions } from '../../src/kit/index.js';
+import { chatModel, chatWithTools, commandTool, ConversationStore, functionTool, InvalidAmount, queryLog, ResultBudget, runToolCall, serviceListPrices, SpendGuard, ToolSet, ToolSourceError, type ToolSetOptions } from '../../src/kit/index.js';
 import { kitPerTest } from '../support/inprocess-env.js';
 
 // What a JavaScript program passes the kit where a number or an attachment goes: a NaN, a string or a
@@ -9,8 +10,9 @@ import { kitPerTest } from '../support/inprocess-env.js';
 // held nothing and a bound or a timeout said nonsense.
 let emu: Emulator;
 let client: RouterClient;
+let stateDir: string;
 
-kitPerTest('router-kit-numbers-', (f) => ({ emu, client } = f));
+kitPerTest('router-kit-numbers-', (f) => ({ emu, client, stateDir } = f));
 
 const sentChats = () => emu.requestLog.filter((r) => r.path.endsWith('/chat/completions')).length;
 const refusal = (p: Promise<unknown>) => p.then(() => 'no error', (err: unknown) => err);
@@ -117,4 +119,17 @@ it('commandTool() with no command is a ToolSourceError when it is made, not a fa
   // Was made: its call failed with 'The "file" argument must be of type string', or ran nothing.
   for (const command of ['', '  ', [], [''], [5]] as unknown[]) expect(() => commandTool(decl, command as string[]), JSON.stringify(command)).toThrow(/^commandTool\(\) x: its command must be a shell line or an array of arguments/);
   expect(commandTool(decl, ['date', '+%Y']).name).toBe('x');
+});
+
+it("ToolSet.open()'s startTimeoutMs and queryLog()'s count are checked too", async () => {
+  const add = functionTool('add', { type: 'object', properties: {} }, () => 1);
+  // Was a start that timed out at once: "did not answer within NaN s".
+  for (const startTimeoutMs of [-1, Number.NaN, 0]) {
+    await expect(refusal(ToolSet.open({ tools: [add], startTimeoutMs }))).resolves.toMatchObject({ name: 'ValidationError', message: expect.stringMatching(/^ToolSet\.open\(\) startTimeoutMs must be a number of milliseconds over 0/) });
+  }
+  const store = new ConversationStore({ dir: join(stateDir, 'conversations') });
+  await chatModel(client, 'local/echo').conversation({ store, id: 'kept' }).prompt('hi');
+  // Was -1: no turn, NaN: every one, 1.5: two.
+  for (const count of [-1, Number.NaN, 1.5]) expect(() => queryLog(store, { count }), String(count)).toThrow(/^queryLog\(\) count must be a whole number of at least 0, not /);
+  expect([...queryLog(store, { count: 0 }).entries]).toHaveLength(1);
 });
