@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { RouterClient, ValidationError } from '../../src/client/index.js';
-import { chatModel, chatWithTools, commandTool, ConversationStore, functionTool, InvalidAmount, queryLog, ResultBudget, runToolCall, serviceListPrices, SpendGuard, ToolSet, ToolSourceError, type ToolSetOptions } from '../../src/kit/index.js';
+import { attachmentFromBytes, chatModel, chatWithTools, commandTool, ConversationStore, functionTool, InvalidAmount, queryLog, ResultBudget, runToolCall, serviceListPrices, SpendGuard, ToolSet, ToolSourceError, type ToolSetOptions } from '../../src/kit/index.js';
 import { kitPerTest } from '../support/inprocess-env.js';
 
 // What a JavaScript program passes the kit where a number or an attachment goes: a NaN, a string or a
@@ -53,6 +53,12 @@ it("chatWithTools()'s maxRounds and timeoutMs are checked the same way", async (
     expect((err as Error).message).toMatch(new RegExp(`^chatWithTools\\(\\) ${Object.keys(opts)[0]} must be `));
   }
   expect(sentChats()).toBe(before);
+});
+
+it('attachmentFromBytes() of a string is a ValidationError saying how to make bytes of it', async () => {
+  // Was node's TypeError: "The first argument must be of type string or an instance of Buffer, … Received undefined".
+  await expect(attachmentFromBytes('lunch at noon\n' as unknown as Uint8Array, { filename: 'notes.txt' })).rejects.toThrow(/^attachmentFromBytes\(\) takes bytes \(a Buffer or a Uint8Array\), not a string: Buffer\.from\(text\)$/);
+  expect((await attachmentFromBytes(new TextEncoder().encode('lunch at noon\n'), { filename: 'notes.txt' })).mediaType).toBe('text/plain');
 });
 
 it('an attachment that is a path, not one readAttachment() made, is refused before anything is sent', async () => {
