@@ -61,6 +61,16 @@ it('attachmentFromBytes() of a string is a ValidationError saying how to make by
   expect((await attachmentFromBytes(new TextEncoder().encode('lunch at noon\n'), { filename: 'notes.txt' })).mediaType).toBe('text/plain');
 });
 
+it("a prompt or system that is no string is refused before it is sent", async () => {
+  const model = chatModel(client, 'local/echo');
+  const before = sentChats();
+  // Was sent: the service's 400 ("messages[0].content must be a string or an array of parts"); undefined went as "".
+  await expect(refusal(model.prompt(42 as unknown as string))).resolves.toMatchObject({ name: 'ValidationError', message: 'prompt() takes its prompt as a string, not number' });
+  await expect(refusal(model.prompt(undefined as unknown as string))).resolves.toMatchObject({ message: 'prompt() takes its prompt as a string, not nothing' });
+  await expect(refusal(model.conversation().prompt('hi', { system: 5 as unknown as string }))).resolves.toMatchObject({ message: 'prompt() system must be a string, not number' });
+  expect(sentChats()).toBe(before);
+});
+
 it('an attachment that is a path, not one readAttachment() made, is refused before anything is sent', async () => {
   const model = chatModel(client, 'local/vision');
   const before = sentChats();
