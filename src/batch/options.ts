@@ -26,10 +26,14 @@ export function checkPlanOptions(o: { endpoint?: string; model?: string; maxRequ
   wholeIn('maxBytes', o.maxBytes, 1, BATCH_MAX_BYTES);
 }
 
-/** How a run follows its job. */
-export function checkDriveOptions(o: { interval?: number; offlineTimeout?: number }): void {
+/** How a run follows its job, and where its results go (else a path given as `results` failed only once the batches had run). */
+export function checkDriveOptions(o: { interval?: number; offlineTimeout?: number; results?: unknown }): void {
   secondsAbove('interval', o.interval, 0, false);
   secondsAbove('offlineTimeout', o.offlineTimeout, 0, true);
+  const r = o.results as { write?: unknown; format?: unknown } | undefined;
+  if (r === undefined) return;
+  if (typeof r !== 'object' || r === null || typeof r.write !== 'function') throw invalid(`results must be { write, format }, write a function that takes each piece of the results, not ${typeof r === 'string' ? JSON.stringify(r) : typeof r === 'object' && r ? 'an object without one' : typeof r}`);
+  if (r.format !== undefined && !['results', 'numbered', 'joined'].includes(r.format as string)) throw invalid(`results.format must be results, numbered or joined, not ${JSON.stringify(r.format)}`);
 }
 
 type PlanOption = Extract<BatchErrorData, { about: 'resume_with_plan' }>['option'];

@@ -7,7 +7,7 @@ import { KEEP_ALIVE } from '../internal/keep-alive.js';
 import { withoutUserinfo } from '../internal/userinfo.js';
 import type { AnswerBody } from './answer-body.js';
 import { redirected, unexpectedContent } from './content-type.js';
-import { checkApiKey, checkClientNumbers, checkedApiRoot, checkHeaders, checkRelativePath, checkUnderRoot } from './request-checks.js';
+import { checkApiKey, checkCallParts, checkClientNumbers, checkedApiRoot, checkHeaders, checkRelativePath, checkUnderRoot } from './request-checks.js';
 import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter, retriesAnswer } from './retry.js';
 
 export { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter };
@@ -150,7 +150,7 @@ export class HttpCore {
   async send(opts: RequestOptions, whole = false): Promise<RawResponse & { text?: string | undefined }> {
     if (this.closing && this.ownsDispatcher) throw new ConnectionError('this client is closed (its close() was called): nothing sent; make a new one to send more', { code: 'closed' });
     const url = opts.url ?? this.url(opts.path, opts.base, opts.query);
-    if (opts.headers) checkHeaders(opts.headers);
+    checkCallParts(opts);
     // Every endpoint of the service needs a key: without one the call is refused here, not sent for a 401.
     if (!this.#apiKey && !this.keyless && !hasAuthorization(this.#extraHeaders) && !hasAuthorization(opts.headers)) throw new ValidationError('no API key was given: pass apiKey to new RouterClient({ apiKey }) (every call to the service needs one): nothing was sent');
     this.#plainHttp(url, !!this.#apiKey || hasAuthorization(this.#extraHeaders) || hasAuthorization(opts.headers));

@@ -71,6 +71,12 @@ export function checkedApiRoot(value: string, example: string): string {
   return root.replace(/\/v1$/, '');
 }
 
+/** A call's own headers and timeout, checked as the client's are: a bad timeout would be undici's "invalid headersTimeout", said as a failed connection. */
+export function checkCallParts(o: { headers?: Record<string, string | undefined> | undefined; timeoutMs?: unknown }): void {
+  if (o.headers) checkHeaders(o.headers);
+  if (o.timeoutMs !== undefined) checkClientNumbers({ timeoutMs: o.timeoutMs });
+}
+
 /** A client's numbers: a timeout over 0 ms, a whole number of retries. */
 export function checkClientNumbers(o: { timeoutMs?: unknown; maxRetries?: unknown }): void {
   const { timeoutMs, maxRetries } = o;

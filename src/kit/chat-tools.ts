@@ -18,6 +18,7 @@ import type { AssembledMessage } from '../client/message-assembler.js';
 import type { SpendGuard } from './spend/spend-guard.js';
 import { counted } from '../internal/counted.js';
 import { checkOptions, optionNames } from '../client/option-names.js';
+import { checkCounts, checkTimeout } from './checked-options.js';
 
 /** The names of ChatToolsOptions's members, checked against it both ways (a new option is a name here too). */
 const CHAT_TOOLS_OPTIONS = optionNames<ChatToolsOptions>()({ tools: 1, guard: 1, maxRounds: 1, signal: 1, timeoutMs: 1, results: 1, approve: 1, on: 1, command: 1 });
@@ -57,6 +58,8 @@ function declarations(tools: Map<string, Tool>): Record<string, unknown>[] {
 /** Runs `request` and the model's tool calls until it answers in text. The request's `messages` are not changed. */
 export async function chatWithTools(client: RouterClient, request: ChatCompletionRequest, opts: ChatToolsOptions): Promise<ChatToolsResult> {
   checkOptions('chatWithTools()', opts, CHAT_TOOLS_OPTIONS);
+  checkCounts('chatWithTools()', opts, ['maxRounds'], 0);
+  checkTimeout('chatWithTools()', opts, 'timeoutMs');
   const set = opts.tools instanceof Map ? undefined : opts.tools;
   const tools = set ? set.tools : (opts.tools as Map<string, Tool>);
   const messages = [...request.messages];

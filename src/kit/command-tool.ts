@@ -3,7 +3,7 @@
  * stdin, and its stdout is the result. It runs in a process group of its own, with an environment
  * without router's keys; an abort (Ctrl-C, the per-call timeout) ends the whole group.
  */
-import type { Tool, ToolResult } from './tool.js';
+import { ToolSourceError, type Tool, type ToolResult } from './tool.js';
 import { atExit } from '../internal/exit-hooks.js';
 import { whenAborted } from '../internal/abort-fanout.js';
 import { toolEnv } from './tool-env.js';
@@ -139,6 +139,9 @@ export async function folderProgram(command: string | string[]): Promise<string 
  * `env` is, any variable holding a key a client of this process sends is left out (runCommand).
  */
 export function commandTool(def: { name: string; description?: string | undefined; parameters?: Record<string, unknown> | undefined }, command: string | string[], env: Record<string, string> = toolEnv(process.env)): Tool {
+  // Else it ran at the model's call and failed there ("The \"file\" argument must be of type string"), or ran nothing.
+  const runnable = typeof command === 'string' ? command.trim() !== '' : Array.isArray(command) && command.length > 0 && command.every((a) => typeof a === 'string') && command[0] !== '';
+  if (!runnable) throw new ToolSourceError(`commandTool() ${typeof def?.name === 'string' ? def.name : ''}: its command must be a shell line or an array of arguments, the program first`, 'invalid');
   return {
     ...def,
     source: 'command',

@@ -7,6 +7,7 @@
  */
 import type { ChatMessage } from '../client/types.js';
 import type { ConversationRecord, ConversationStore } from './conversation-store.js';
+import { checkCounts } from './checked-options.js';
 
 export interface LogEntry {
   /** `CONVERSATION#N`: the Nth turn of that conversation. */
@@ -99,6 +100,8 @@ const matches = (e: LogEntry, terms: string[]) => {
  * the last N: those N); the ids of damaged files in `damaged`, known at once.
  */
 export function queryLog(store: ConversationStore, q: LogQuery = {}): { entries: Iterable<LogEntry, void, undefined>; damaged: string[] } {
+  // Else -1 gave no turn, NaN every one, 1.5 two.
+  checkCounts('queryLog()', q, ['count'], 0);
   const terms = searchTerms(q.query ?? '');
   const wanted = (c: ConversationRecord) => (q.conversation === undefined || c.id === q.conversation) && (q.model === undefined || modelOf(c) === q.model);
   const { ids, damaged } = store.find((c) => wanted(c) && (!terms.length || conversationTurns(c).some((e) => matches(e, terms))));

@@ -44,22 +44,30 @@ export function clientCapabilities(answers: McpClientAnswers): Record<string, ob
   return { ...(answers.roots?.length ? { roots: {} } : {}), ...(answers.sample ? { sampling: {} } : {}), ...(answers.elicit ? { elicitation: { form: {} } } : {}) };
 }
 
+/**
+ * An error the SDK answers a server's request with: `code`, and `message` as the JSON-RPC error's message. Not the SDK's
+ * McpError, whose message already begins `MCP error CODE: `: the server's SDK adds that again to what it reads.
+ */
+function answerError(code: number, message: string): Error & { code: number } {
+  return Object.assign(new Error(message), { code });
+}
+
 /** Answers the server's requests on `client` (made with `clientCapabilities(answers)`); `server()` names it once it is known. */
 export async function answerServerRequests(client: Client, answers: McpClientAnswers, server: () => string): Promise<void> {
-  const { ListRootsRequestSchema, CreateMessageRequestSchema, ElicitRequestSchema, McpError, ErrorCode } = await import('@modelcontextprotocol/sdk/types.js');
-  const refusal = (err: unknown) => (err instanceof McpRequestRefused ? new McpError(ErrorCode.InvalidRequest, err.message) : err);
+  const { ListRootsRequestSchema, CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode } = await import('@modelcontextprotocol/sdk/types.js');
+  const refusal = (err: unknown) => (err instanceof McpRequestRefused ? answerError(ErrorCode.InvalidRequest, err.message) : err);
   const roots = answers.roots?.length ? mcpRoots(answers.roots) : undefined;
   if (roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots }));
   const { sample, elicit } = answers;
   if (sample) {
     client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => {
-      if (req.params.tools?.length) throw new McpError(ErrorCode.InvalidParams, 'router does not offer tools to a sampling request');
+      if (req.params.tools?.length) throw answerError(ErrorCode.InvalidParams, 'router does not offer tools to a sampling request');
       return sample(req.params, server(), extra.signal).catch((err: unknown) => Promise.reject(refusal(err)));
     });
   }
   if (elicit) {
     client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
-      if (req.params.mode === 'url') throw new McpError(ErrorCode.InvalidParams, 'router does not open URLs for a server');
+      if (req.params.mode === 'url') throw answerError(ErrorCode.InvalidParams, 'router does not open URLs for a server');
       return elicit(req.params, server(), extra.signal).catch((err: unknown) => Promise.reject(refusal(err)));
     });
   }

@@ -18,6 +18,8 @@ import type { SpendGuard } from './spend/spend-guard.js';
 import type { SchemaValue } from './schema-type.js';
 import { counted } from '../internal/counted.js';
 import { checkOptions, optionNames } from '../client/option-names.js';
+import { ValidationError } from '../client/errors.js';
+import { checkAttachments, checkCounts, checkTimeout } from './checked-options.js';
 
 /** The names of PromptOptions' members, checked against it both ways (a new option is a name here too). */
 const PROMPT_OPTIONS = optionNames<PromptOptions>()({ model: 1, system: 1, attachments: 1, schema: 1, tools: 1, maxToolRounds: 1, toolTimeoutMs: 1, resultsBytes: 1, approve: 1, toolImages: 1, request: 1, signal: 1, guard: 1, beforeRequest: 1, onText: 1, onToolCall: 1, onToolProgress: 1 });
@@ -111,6 +113,15 @@ export async function runPrompt(client: RouterClient, model: string, history: Ch
 /** The answer, and the schema's check of it (a conversation keeps the turn first, as the CLI does). */
 export async function promptTurn(client: RouterClient, model: string, history: ChatMessage[], prompt: string, opts: PromptOptions) {
   checkOptions('prompt()', opts, PROMPT_OPTIONS);
+  checkCounts('prompt()', opts, ['maxToolRounds'], 0);
+  checkCounts('prompt()', opts, ['resultsBytes'], 1);
+  checkTimeout('prompt()', opts, 'toolTimeoutMs');
+  checkAttachments('prompt()', opts.attachments);
+  // Else sent, and refused by the service (a 400: content must be a string or parts).
+  if (typeof prompt !== 'string') throw new ValidationError(`prompt() takes its prompt as a string, not ${prompt === undefined ? 'nothing' : typeof prompt}`);
+  if (opts.system !== undefined && typeof opts.system !== 'string') throw new ValidationError(`prompt() system must be a string, not ${typeof opts.system}`);
+  // Else a single tool, not in [ ], was left out: the model answered without it.
+  if (opts.tools !== undefined && !Array.isArray(opts.tools) && !(opts.tools instanceof ToolSet)) throw new ValidationError('prompt() tools must be an array of tools or a ToolSet: put a single tool in [ ]');
   const given: unknown = opts.schema;
   // From JavaScript a schema may come as JSON text, or as no object at all: answerSchema() says which (a SchemaError), not a TypeError.
   const compiled = typeof given === 'object' && given !== null && 'validate' in given && typeof given.validate === 'function';

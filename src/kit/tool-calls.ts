@@ -6,6 +6,7 @@ import { ToolSourceError, type Tool, type ToolProgress, type ToolResult } from '
 import { childSignal } from '../internal/abort-fanout.js';
 import { counted } from '../internal/counted.js';
 import { argumentsWithoutKeys } from '../internal/arguments-without-keys.js';
+import { checkCounts, checkTimeout } from './checked-options.js';
 
 export interface ToolCallRequest {
   id: string;
@@ -29,7 +30,9 @@ export const DEFAULT_RESULTS_BYTES = 64 * 1024 * 1024;
 /** What is left of the bound of all results; each result takes its part, the one that passes it is cut. */
 export class ResultBudget {
   used = 0;
-  constructor(readonly limit = DEFAULT_RESULTS_BYTES) {}
+  constructor(readonly limit = DEFAULT_RESULTS_BYTES) {
+    checkCounts('new ResultBudget()', { bytes: limit }, ['bytes'], 1);
+  }
   take(text: string): { text: string; cut: boolean } {
     const size = Buffer.byteLength(text);
     const room = Math.max(0, this.limit - this.used);
@@ -72,6 +75,7 @@ function parsedArguments(text: string): Record<string, unknown> {
  * A key of `secrets` the model wrote into the arguments (one it read in the prompt) is hidden before anyone sees them.
  */
 export async function runToolCall(tools: Map<string, Tool>, asked: ToolCallRequest, opts: CallOptions): Promise<CallOutcome> {
+  checkTimeout('runToolCall()', opts, 'timeoutMs');
   const hidden = argumentsWithoutKeys(asked.arguments, opts.secrets ?? []);
   if (hidden === undefined) return runCall(tools, asked, opts);
   return { ...(await runCall(tools, { ...asked, arguments: hidden }, opts)), keysHidden: true };

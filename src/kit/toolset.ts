@@ -6,6 +6,8 @@ import { connectMcp, type McpServer } from './mcp.js';
 import { ToolSourceError, type Tool } from './tool.js';
 import type { McpClientAnswers } from './mcp-client-requests.js';
 import { checkOptions, optionNames } from '../client/option-names.js';
+import { API_TOOL_NAME, API_TOOL_NAME_RULE } from './tool-name.js';
+import { checkTimeout } from './checked-options.js';
 
 /** A tool as the model sees it (a tool declared only, run by the caller, has no `run`). */
 export interface ToolDeclaration {
@@ -32,6 +34,31 @@ export interface ToolSetOptions extends McpClientAnswers {
 
 const apiName = (name: string) => name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
 
+/**
+ * From JavaScript, where no compiler says so: each list an array (a string's letters were taken as servers), each tool one
+ * the kit made (else "tool.run is not a function" at its first call), each name one the API takes and given once (else
+ * the service's 400, or a call that names either of two).
+ */
+function checkShape(opts: ToolSetOptions): void {
+  const invalid = (why: string) => new ToolSourceError(`ToolSet.open() ${why}`, 'invalid');
+  for (const key of ['tools', 'declared', 'mcp', 'roots'] as const) {
+    const v: unknown = opts[key];
+    if (v !== undefined && !Array.isArray(v)) throw invalid(`${key} must be an array, not ${typeof v === 'string' ? JSON.stringify(v) : typeof v}${key === 'mcp' ? ": mcp: ['mcp-server-everything stdio']" : ''}`);
+  }
+  checkTimeout('ToolSet.open()', opts, 'startTimeoutMs');
+  for (const [i, spec] of (opts.mcp ?? []).entries()) if (typeof spec !== 'string') throw invalid(`mcp[${i}] must be a command line or an http(s) URL, not ${typeof spec}`);
+  for (const [i, t] of (opts.tools ?? []).entries()) {
+    if (typeof t?.name !== 'string' || typeof t.run !== 'function') throw invalid(`tools[${i}]${typeof t?.name === 'string' ? ` (${t.name})` : ''} is no tool: make it with functionTool() or commandTool(), or give it as declared (ToolSet.open({ declared })) for the caller to run`);
+  }
+  const names = new Set<string>();
+  for (const t of [...(opts.tools ?? []), ...(opts.declared ?? [])]) {
+    const name: unknown = t?.name;
+    if (typeof name !== 'string' || !API_TOOL_NAME.test(name)) throw invalid(`tool name ${JSON.stringify(name)}: ${API_TOOL_NAME_RULE}`);
+    if (names.has(name)) throw invalid(`two tools are named ${name}: a call names its tool, and could not tell them apart`);
+    names.add(name);
+  }
+}
+
 export class ToolSet {
   /** Runnable tools by the name the model calls. */
   readonly tools = new Map<string, Tool>();
@@ -44,10 +71,7 @@ export class ToolSet {
 
   static async open(opts: ToolSetOptions): Promise<ToolSet> {
     checkOptions('ToolSet.open()', opts, TOOLSET_OPTIONS);
-    // From JavaScript, where no compiler says so: else the model is told "tool.run is not a function" at its first call.
-    for (const [i, t] of (opts.tools ?? []).entries()) {
-      if (typeof t?.name !== 'string' || typeof t.run !== 'function') throw new ToolSourceError(`tools[${i}]${typeof t?.name === 'string' ? ` (${t.name})` : ''} is no tool: make it with functionTool() or commandTool(), or give it as declared (ToolSet.open({ declared })) for the caller to run`, 'invalid');
-    }
+    checkShape(opts);
     const set = new ToolSet(opts.declared ?? []);
     try {
       for (const spec of opts.mcp ?? []) set.servers.push(await connectMcp(spec, { env: opts.env ?? {}, startTimeoutMs: opts.startTimeoutMs, signal: opts.signal, roots: opts.roots, sample: opts.sample, elicit: opts.elicit, onPlainHttp: opts.onPlainHttp }));

@@ -39,6 +39,10 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
     ['interval 0 (a poll without pause)', { interval: 0, watch: true }, /^interval must be a number of seconds over 0, not 0$/],
     ['interval -1', { interval: -1, watch: true }, /interval .* not -1$/],
     ['offlineTimeout NaN', { offlineTimeout: NaN, watch: true }, /offlineTimeout .* not NaN$/],
+    // Were taken: the batches ran (and were paid for), then "TypeError: write is not a function".
+    ['results given as a path', { results: 'out.jsonl' as never, watch: true }, /^results must be \{ write, format \}, write a function that takes each piece of the results, not "out\.jsonl"$/],
+    ['results without write', { results: { format: 'numbered' } as never, watch: true }, /^results must be .* not an object without one$/],
+    ['results in a format there is none of', { results: { write: () => undefined, format: 'csv' as never }, watch: true }, /^results\.format must be results, numbered or joined, not "csv"$/],
   ];
 
   describe('runJob refuses options a program got wrong', () => {

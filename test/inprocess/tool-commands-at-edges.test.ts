@@ -104,6 +104,19 @@ describe('--tools that collide', () => {
   });
 });
 
+describe('--tools names', () => {
+  it('a name the API does not take is refused before sending, in chat and responses', async () => {
+    for (const [cmd, tool] of [['chat', { type: 'function', function: { name: 'get weather!', parameters: { type: 'object' } }, command: 'echo 1' }], ['responses', { type: 'function', name: 'x'.repeat(65), parameters: { type: 'object' } }]] as const) {
+      const before = emu.requestLog.length;
+      const r = await run([cmd, '--model', 'local/tools', '--tools', toolsFile(`bad-name-${cmd}.json`, [tool]), 'x']);
+      // Was sent: the service's 400 ("tools[0].function.name must be 1 to 64 letters, digits, _ or -").
+      expect(r.stderr).toMatch(/^error: --tools: tool 1 is named "(get weather!|x{65})": a tool's name is 1 to 64 letters, digits, _ or -, as the API takes it\n$/);
+      expect(r.code).toBe(2);
+      expect(emu.requestLog.length).toBe(before);
+    }
+  });
+});
+
 describe('responses --tools', () => {
   it('a tool with a local "command" is run (issue 44), and its command never goes to the service', async () => {
     const tools = toolsFile('responses-tools.json', [{ type: 'function', name: 'get_weather', parameters: { type: 'object' }, command: 'echo sunny' }]);

@@ -14,6 +14,7 @@ import { KEY_ENV } from '../../config/fields.js';
 import { hideFromEnviron } from '../../internal/hide-from-environ.js';
 import type { McpClientAnswers } from '../../kit/mcp-client-requests.js';
 import { serversFileProgram } from '../../kit/mcp-config-file.js';
+import { API_TOOL_NAME, API_TOOL_NAME_RULE } from '../../kit/tool-name.js';
 
 type Body = Record<string, unknown>;
 
@@ -60,6 +61,8 @@ export async function loadTools(path: string | undefined, io: IO, api: 'chat' | 
     }
     const fn = (tool.function && typeof tool.function === 'object' ? tool.function : tool) as Body;
     if (tool.type !== 'function' || typeof fn.name !== 'string' || !fn.name) throw usage(`--tools: tool ${i + 1} must be ${SHAPE}`);
+    // Else sent, and refused by the service (a 400) after the MCP servers started.
+    if (!API_TOOL_NAME.test(fn.name)) throw usage(`--tools: tool ${i + 1} is named ${JSON.stringify(fn.name)}: ${API_TOOL_NAME_RULE}`);
     // A call names its tool: two of one name (with a command or not) could not be told apart.
     if (names.has(fn.name)) throw usage(`--tools: two tools are named ${fn.name}`);
     names.add(fn.name);

@@ -11,6 +11,7 @@ import { CollectionError } from '../errors.js';
 import { usageFields } from '../spend/ledger.js';
 import type { SpendCall, SpendGuard } from '../spend/spend-guard.js';
 import { checkEntryId, contentHash, modelMismatch, type Collection, type EntryWrite } from './store.js';
+import { checkCounts } from '../checked-options.js';
 
 export interface EmbedItem {
   id: string;
@@ -103,6 +104,8 @@ export function embedBody(plan: Pick<EmbedPlan, 'model' | 'dimensions'>, input: 
  * starting; those under way are kept as they end, then the failure is thrown.
  */
 export async function runPlan(collection: Collection, plan: EmbedPlan, opts: SendOptions): Promise<number> {
+  // Else a batchSize of 0 made batches for ever, and a concurrency of 0 sent none and said 0 embedded.
+  checkCounts('runPlan()', opts, ['batchSize', 'concurrency'], 1);
   const size = opts.batchSize ?? DEFAULT_BATCH_SIZE;
   const batches: EmbedItem[][] = [];
   for (let i = 0; i < plan.send.length; i += size) batches.push(plan.send.slice(i, i + size));
@@ -165,6 +168,7 @@ export async function embedTexts(plan: Pick<EmbedPlan, 'model' | 'dimensions'>, 
 
 /** Embeds `items` into the collection (plan and run in one): how many were sent, and how many were already kept. */
 export async function embedInto(collection: Collection, items: readonly EmbedItem[], opts: SendOptions & PlanOptions): Promise<{ embedded: number; unchanged: number }> {
+  checkCounts('embedInto()', opts, ['batchSize', 'concurrency'], 1);
   const plan = planEmbeds(collection, items, opts);
   const embedded = await runPlan(collection, plan, opts);
   return { embedded, unchanged: plan.unchanged + plan.relabel.length };

@@ -1,5 +1,6 @@
 /** The entries of a collection nearest a vector, by cosine similarity (a scan of every row, as llm's). */
 import { CollectionError } from '../errors.js';
+import { checkCounts } from '../checked-options.js';
 import type { Collection, CollectionEntry } from './store.js';
 
 export interface SimilarHit {
@@ -20,6 +21,8 @@ export interface SimilarOptions {
 
 /** The `number` entries most like `vector`, best first (ties by id); `rows`: the collection's vectors, when already read. */
 export function similarTo(collection: Collection, vector: ArrayLike<number>, opts: SimilarOptions = {}, rows?: Float32Array): SimilarHit[] {
+  // Else -1 gave all but the last, and 0 or NaN none.
+  checkCounts('similarTo()', opts, ['number'], 1);
   const meta = collection.meta();
   if (!meta) throw new CollectionError('not_found', collection.name, `no collection ${collection.name}`);
   if (vector.length !== meta.length) throw new CollectionError('length_mismatch', collection.name, `collection ${collection.name} keeps vectors of ${meta.length} numbers, not ${vector.length}`);
@@ -40,6 +43,7 @@ export function similarTo(collection: Collection, vector: ArrayLike<number>, opt
 
 /** The entries most like the kept entry `id` (itself left out). */
 export function similarToId(collection: Collection, id: string, opts: Omit<SimilarOptions, 'skipId'> = {}): SimilarHit[] {
+  checkCounts('similarToId()', opts, ['number'], 1);
   const meta = collection.meta();
   if (!meta) throw new CollectionError('not_found', collection.name, `no collection ${collection.name}`);
   const entry = collection.entries().entries.get(id);

@@ -5,6 +5,7 @@ import type { CallSize, Pricing } from './cost-bound.js';
 import type { Cap } from './fit.js';
 import { checkOptions, optionNames } from '../../client/option-names.js';
 import { ValidationError } from '../../client/errors.js';
+import { InvalidAmount } from './errors.js';
 
 /** What a check found: the bound of the call as it will be sent, and what held it. */
 export interface Checked {
@@ -44,6 +45,11 @@ const SPEND_GUARD_OPTIONS = optionNames<SpendGuardOptions>()({ prices: 1, env: 1
 export function checkedOptions(opts: SpendGuardOptions): SpendGuardOptions {
   checkOptions('new SpendGuard()', opts, SPEND_GUARD_OPTIONS);
   // Else a TypeError at the first check, far from the cause (from JavaScript, or a list given as it is).
+  const { maxCost } = opts as { maxCost?: unknown };
+  // Else no cap at all: every comparison with a NaN or a string is false, and so no call is over it.
+  if (maxCost !== undefined && !(typeof maxCost === 'number' && Number.isFinite(maxCost) && maxCost >= 0)) {
+    throw new InvalidAmount(`${(opts.words ?? PROGRAM_WORDS).maxCost} is an amount of USD such as 2 or 0.50, got ${typeof maxCost === 'string' ? `"${maxCost}"` : String(maxCost)}`);
+  }
   if (typeof opts.prices !== 'function') throw new ValidationError('new SpendGuard() needs prices, a function of the models\' ids: serviceListPrices(client), or pricesFrom(list) for a model list you keep');
   return opts;
 }
