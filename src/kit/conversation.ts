@@ -4,6 +4,7 @@
  * conversation given a `ConversationStore` is kept there after each turn (the CLI's `chat -c` takes it up).
  */
 import type { RouterClient } from '../client/index.js';
+import { ValidationError } from '../client/errors.js';
 import type { ChatMessage } from '../client/types.js';
 import { ConversationStore, newConversationRecord, type ConversationRecord } from './conversation-store.js';
 import { ConversationError } from './errors.js';
@@ -81,6 +82,7 @@ export class ChatModel {
  */
 export function chatModel(client: RouterClient, id: string, opts: ChatModelOptions = {}): ChatModel {
   checkOptions('chatModel()', opts, MODEL_OPTIONS);
+  if (typeof id !== 'string' || !id.trim()) throw new ValidationError(`chatModel() takes a model id or alias after the client, as chatModel(client, 'local/echo'), not ${id === '' ? 'an empty string' : typeof id === 'string' ? 'blanks' : String(id)}`);
   const env = opts.env ?? process.env;
   return new ChatModel(client, resolveModel(id, env) ?? id, env);
 }

@@ -149,3 +149,11 @@ it("ToolSet.open()'s startTimeoutMs and queryLog()'s count are checked too", asy
   for (const count of [-1, Number.NaN, 1.5]) expect(() => queryLog(store, { count }), String(count)).toThrow(/^queryLog\(\) count must be a whole number of at least 0, not /);
   expect([...queryLog(store, { count: 0 }).entries]).toHaveLength(1);
 });
+
+it('chatModel() without a model id is a ValidationError naming what it takes, not a TypeError later', () => {
+  for (const id of [undefined, '', '  ', 42] as unknown[]) {
+    expect(() => chatModel(client, id as string), String(id)).toThrow(ValidationError);
+  }
+  expect(() => chatModel(client, undefined as unknown as string)).toThrow(/^chatModel\(\) takes a model id or alias after the client, as chatModel\(client, 'local\/echo'\), not undefined$/);
+  expect(chatModel(client, 'local/echo').id).toBe('local/echo');
+});
