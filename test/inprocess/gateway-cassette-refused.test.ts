@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/server.js';
@@ -6,6 +6,7 @@ import { parseProviders } from '../../src/emulator/providers/config.js';
 import { startCliEnv } from '../support/cli-env.js';
 import { startedForAll } from '../support/for-all.js';
 import { answersHi, localUpstream, sseChunk } from '../support/upstreams.js';
+import { recordedChats } from '../support/recorded-cassettes.js';
 
 // Cassettes `router serve` took and then never used as written: one naming a provider the providers file does not
 // have loaded without a word (a replay miss named it only later); one holding both `body` and `chunks` replayed the
@@ -22,22 +23,10 @@ beforeAll(async () => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.end(`${sseChunk('hi')}${sseChunk(null, 'stop')}data: [DONE]\n\n`);
   });
-  const text = `providers:\n  - { name: up, base_url: "${up.baseUrl}", models: { t/m: m } }\n`;
-  const cassettes = join(t.dir, 'recorded');
-  const e = await startEmulator({ stateDir: join(t.dir, 'rec'), port: 0, gateway: { config: parseProviders(text, {}), cassettes: { dir: cassettes, mode: 'record' } } });
   try {
-    for (const stream of [false, true]) {
-      const res = await fetch(`${e.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${e.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 't/m', stream, messages: [{ role: 'user', content: 'hi' }] }) });
-      expect(res.status).toBe(200);
-      await res.text();
-    }
+    Object.assign(recorded, await recordedChats(t.dir, `providers:\n  - { name: up, base_url: "${up.baseUrl}", models: { t/m: m } }\n`));
   } finally {
-    await e.close();
     await up.close();
-  }
-  for (const f of readdirSync(cassettes)) {
-    const c = JSON.parse(readFileSync(join(cassettes, f), 'utf8'));
-    recorded[c.response.chunks ? 'stream' : 'whole'] = c;
   }
   providers = join(t.dir, 'gateway.yaml');
   writeFileSync(providers, 'providers:\n  - { name: up, base_url: "http://127.0.0.1:9/v1", models: { t/m: m } }\n');

@@ -1,10 +1,11 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { answersHi, localUpstream, sseChunk, type LocalUpstream } from '../support/upstreams.js';
+import { recordedChats } from '../support/recorded-cassettes.js';
 
 // A cassette was checked for a provider, a request body and a response only: one edited by hand into
 // `"chunks": [null]` started, then answered its request with a 500 ("Cannot read properties of null");
@@ -22,21 +23,7 @@ beforeAll(async () => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.end(`${sseChunk(null)}${sseChunk('hi', 'stop')}data: [DONE]\n\n`);
   });
-  const cassettes = join(dir, 'recorded');
-  const e = await startEmulator({ stateDir: join(dir, 'rec'), port: 0, gateway: { config: yaml(up.baseUrl), cassettes: { dir: cassettes, mode: 'record' } } });
-  try {
-    for (const stream of [false, true]) {
-      const res = await fetch(`${e.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${e.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 't/m', stream, messages: [{ role: 'user', content: 'hi' }] }) });
-      expect(res.status).toBe(200);
-      await res.text();
-    }
-  } finally {
-    await e.close();
-  }
-  for (const f of readdirSync(cassettes)) {
-    const c = JSON.parse(readFileSync(join(cassettes, f), 'utf8'));
-    recorded[c.response.chunks ? 'stream' : 'whole'] = c;
-  }
+  Object.assign(recorded, await recordedChats(dir, `providers:\n  - { name: up, base_url: "${up.baseUrl}", models: { t/m: m, t/s: m } }\n`));
 });
 
 afterAll(async () => {
