@@ -2,18 +2,18 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN } from '../helpers.js';
-import { terminalOnTestEnv } from '../support/terminal-on-test-env.js';
+import { BIN, type TestEnv } from '../helpers.js';
+import { terminalsOnEmulator } from '../support/terminal-file.js';
 import { HAS_TMUX } from '../support/tmux.js';
 import { until } from '../support/until.js';
 
 // Issue 46, round 13: `batch run` of a large file was seconds (a minute for millions of lines) of a blank terminal
 // while every line was read and checked, then read again for the cost bound.
-const on = terminalOnTestEnv();
+let t: TestEnv;
+const open = terminalsOnEmulator((started) => (t = started));
 
 describe.skipIf(!HAS_TMUX)('batch run of a large file on a terminal', () => {
   it('shows a spinner while it checks the file and takes its cost bound; it leaves no trace when done', async () => {
-    const { t } = on;
     const file = join(t.dir, 'large.jsonl');
     const line = (i: number) => JSON.stringify({ custom_id: `q${i}`, body: { messages: [{ role: 'user', content: `question ${i} `.padEnd(80, '.') }] } });
     writeFileSync(file, `${Array.from({ length: 70_000 }, (_, i) => line(i)).join('\n')}\n`);
@@ -28,7 +28,7 @@ describe.skipIf(!HAS_TMUX)('batch run of a large file on a terminal', () => {
     await new Promise<void>((r) => service.listen(0, '127.0.0.1', r));
     const root = `http://127.0.0.1:${(service.address() as { port: number }).port}/api`;
     try {
-      const term = await on.open({ ROUTER_API_ROOT: root });
+      const term = await open({ ROUTER_API_ROOT: root });
       term.run(`node ${BIN} batch run ${file} --model local/echo --dry-run > /dev/null`);
       // The file read and checked, its cost bound waits for the model list: the spinner is up (while the lines were
       // checked it was too, for a moment too short to look for here).

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN } from '../helpers.js';
-import { terminalOnTestEnv } from '../support/terminal-on-test-env.js';
+import { terminalsOnEmulator } from '../support/terminal-file.js';
 import { HAS_TMUX } from '../support/tmux.js';
 
 // What an MCP server asks for on a terminal (tmux): a sampling request is asked before it is sent, a form a question
@@ -10,11 +10,11 @@ const ROOT = resolve(import.meta.dirname, '..', '..');
 const EVERYTHING = `node ${join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js')} stdio`;
 const router = `node ${BIN}`;
 
-const on = terminalOnTestEnv();
+const open = terminalsOnEmulator(() => {});
 
 describe.skipIf(!HAS_TMUX)('an MCP server asks, on a terminal', () => {
   it('a sampling request without --mcp-sampling is asked; yes sends it to the model', async () => {
-    const term = await on.open();
+    const term = await open();
     // local/tools gives the tool's maxTokens a whole 16 for this prompt (the SDK takes only integers).
     term.run(`${router} chat --model local/tools --mcp "${EVERYTHING}" "trigger-sampling-request 36"`);
     await term.waitFor(/MCP server mcp-servers\/everything asks the model \(100 tokens at most\): "Resource trigger-sampling-request context: trigger-sampling-request 36"\. Send it\?/);
@@ -25,7 +25,7 @@ describe.skipIf(!HAS_TMUX)('an MCP server asks, on a terminal', () => {
   });
 
   it("server-everything's form: a question a field, the answers sent back to the server", async () => {
-    const term = await on.open();
+    const term = await open();
     term.run(`${router} chat --model local/tools --mcp "${EVERYTHING}" "trigger-elicitation-request"`);
     await term.waitFor(/MCP server mcp-servers\/everything asks: Please provide inputs/);
     await term.waitFor(/String \(Your full, legal name\)/);

@@ -1,18 +1,18 @@
 import { expect, it } from 'vitest';
-import { BIN } from '../helpers.js';
+import { BIN, type TestEnv } from '../helpers.js';
 import { cutByHead, interruptedMidStream, ledger, reconciled } from '../support/cut-stream.js';
-import { terminalOnTestEnv } from '../support/terminal-on-test-env.js';
+import { terminalsOnEmulator } from '../support/terminal-file.js';
 import { HAS_TMUX } from '../support/tmux.js';
 
 // Issue 46, round 8: a streamed answer cut by the user (Ctrl-C, `| head`) is charged for what was
 // generated; the usage ledger (and so the budgets) lost it. It is kept with its id, without a cost,
 // and `usage --reconcile` then makes the ledger agree with the credits charged.
-const on = terminalOnTestEnv();
+let t: TestEnv;
+const open = terminalsOnEmulator((started) => (t = started));
 
 const LONG = ['chat', '--model', 'local/lorem', '--max-tokens', '200000', 'write 200000 words'];
 
 it('Ctrl-C mid-stream: exit 130, the call in the ledger with its id; reconciled, the ledger agrees with the credits', async () => {
-  const { t } = on;
   const { code, stderr } = await interruptedMidStream(t, LONG);
   expect(code).toBe(130);
   expect(stderr).toContain('note: the answer was cut before its cost came; it is in the usage ledger without it, counted at its bound where a budget holds (router usage --reconcile asks the service)\n');
@@ -26,7 +26,6 @@ it('Ctrl-C mid-stream: exit 130, the call in the ledger with its id; reconciled,
 });
 
 it('| head -c 5: the reader gone ends router at once, and the call is still in the ledger', async () => {
-  const { t } = on;
   const { code, added: kept } = await cutByHead(t, LONG);
   expect(code).toBe(0);
   expect(kept).toHaveLength(1);
@@ -34,9 +33,8 @@ it('| head -c 5: the reader gone ends router at once, and the call is still in t
 });
 
 it.skipIf(!HAS_TMUX)('chat -i: an answer stopped with Ctrl-C is in the ledger with its id (it was charged)', async () => {
-  const { t } = on;
   const before = ledger(t).length;
-  const term = await on.open();
+  const term = await open();
   term.run(`node ${BIN} chat -i --model local/lorem --max-tokens 200000 --raw`);
   await term.waitFor(/^>\s*$/m);
   term.run('write 200000 words');

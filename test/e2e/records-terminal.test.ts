@@ -5,8 +5,8 @@ import { buildProgram } from '../../src/cli/main.js';
 import { definitionOf } from '../../src/cli/define.js';
 import type { Command } from '../../src/cli/commander.js';
 import { textWidth } from '../../src/cli/markdown/runs.js';
-import { BIN } from '../helpers.js';
-import { terminalOnTestEnv } from '../support/terminal-on-test-env.js';
+import { BIN, type TestEnv } from '../helpers.js';
+import { terminalsOnEmulator } from '../support/terminal-file.js';
 import { HAS_TMUX, Terminal } from '../support/tmux.js';
 
 // Every command that prints a list or a record (its definition names --json fields), run on a real terminal (tmux) of
@@ -15,7 +15,8 @@ import { HAS_TMUX, Terminal } from '../support/tmux.js';
 // Was: the expanded layout a too-wide list falls back to (roles list with a long name) and records (keys current,
 // keys get) printed a long value whole, and the terminal wrapped it under the names; and two table styles (a box for
 // usage, roles list, aliases list; borderless columns for models, batch list), now one: borderless.
-const env = terminalOnTestEnv();
+let t: TestEnv;
+terminalsOnEmulator((started) => (t = started));
 
 const PROMPT = `Answer as a pirate would, ${'and keep going '.repeat(8)}then stop.`;
 const LONG_MODEL = 'vendor/an-uncommonly-long-model-identifier-from-a-provider-2026-11-30';
@@ -81,7 +82,6 @@ async function checkOn(term: Terminal, columns: number, raw: string, n: number, 
 
 describe.skipIf(!HAS_TMUX)('lists and records on a real terminal', () => {
   it('every list and record: no tab, no line past the window, a long value cut with "…"', async () => {
-    const { t } = env;
     const ok = async (args: string[]) => {
       const r = await t.run(args, { env: { ROUTER_MANAGEMENT_KEY: t.managementKey } });
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);

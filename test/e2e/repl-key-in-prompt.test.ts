@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { BIN } from '../helpers.js';
-import { terminalOnTestEnv } from '../support/terminal-on-test-env.js';
+import { BIN, type TestEnv } from '../helpers.js';
+import { terminalsOnEmulator } from '../support/terminal-file.js';
 import { HAS_TMUX } from '../support/tmux.js';
 
 // chat -i says, as a one-shot chat does, that a message holding a key router knows is sent and kept as typed
 // (docs/keys.md); a message without one is not warned about. On a real terminal (tmux, a socket of its own).
 const WARNING = 'warning: the prompt holds a key router knows (****): it is sent to the model as typed';
-const on = terminalOnTestEnv();
+let t: TestEnv;
+const open = terminalsOnEmulator((started) => (t = started));
 
 describe.skipIf(!HAS_TMUX)('router chat -i: a key in a message', () => {
   it('is said on stderr for the turn that holds it, not for one without it; the answer shows it as ****', async () => {
-    const { t } = on;
-    const term = await on.open();
+    const term = await open();
     term.run(`node ${BIN} chat -i --raw --model local/echo`);
     await term.waitFor(/^>\s*$/m);
     term.run('no key here');

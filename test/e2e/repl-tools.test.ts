@@ -1,18 +1,18 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN } from '../helpers.js';
-import { terminalOnTestEnv } from '../support/terminal-on-test-env.js';
+import { BIN, type TestEnv } from '../helpers.js';
+import { terminalsOnEmulator } from '../support/terminal-file.js';
 import { HAS_TMUX } from '../support/tmux.js';
 
 // chat -i with --tools/--mcp (issue 44), on a real terminal (tmux): each turn runs the calls; /tools lists them.
 const FIXTURE = join(resolve(import.meta.dirname, '..', '..'), 'test/support/mcp-fixture-server.mjs');
-const on = terminalOnTestEnv();
+let t: TestEnv;
+const open = terminalsOnEmulator((started) => (t = started));
 
 describe.skipIf(!HAS_TMUX)('router chat -i --mcp on a terminal', () => {
   it('a turn answers from the MCP tool (its environment without the key); /tools names it and its server', async () => {
-    const { t } = on;
-    const term = await on.open();
+    const term = await open();
     term.run(`node ${BIN} chat -i --raw --model local/tools --mcp "node ${FIXTURE} env"`);
     await term.waitFor(/^>\s*$/m);
     term.run('env');
@@ -27,7 +27,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i --mcp on a terminal', () => {
   });
 
   it('a stdio MCP server has no terminal (as a tool command has none): what it writes to /dev/tty never reaches the screen', async () => {
-    const term = await on.open();
+    const term = await open();
     term.run(`node ${BIN} chat --model local/tools --mcp "node ${FIXTURE} tty" tty`);
     await term.waitFor(/tty answered: no terminal \(ENXIO\)/);
     expect(await term.lastExit()).toBe(0);
@@ -35,8 +35,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i --mcp on a terminal', () => {
   });
 
   it('--approve asks before an MCP tool too; a refusal goes back to the model, the tool never runs', async () => {
-    const { t } = on;
-    const term = await on.open();
+    const term = await open();
     term.run(`node ${BIN} chat --model local/tools --mcp "node ${FIXTURE} hang ${join(t.dir, 'approve.pid')}" --approve "hang"`);
     await term.waitFor(/Run hang \{"text":"hang"\}\?/);
     term.keys('n', 'Enter');
@@ -46,11 +45,10 @@ describe.skipIf(!HAS_TMUX)('router chat -i --mcp on a terminal', () => {
     expect(existsSync(join(t.dir, 'approve.pid.called'))).toBe(false);
   });
   it('chat -i --approve asks before each local and MCP tool: yes runs it, no tells the model, Ctrl-C stops the answer', async () => {
-    const { t } = on;
     const ran = join(t.dir, 'weather.ran');
     const tools = join(t.dir, 'repl-approve-tools.json');
     writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: {} } }, command: `echo ran >> ${ran}; echo sunny` }]));
-    const term = await on.open();
+    const term = await open();
     term.run(`node ${BIN} chat -i --raw --model local/tools --tools ${tools} --mcp "node ${FIXTURE} hang ${join(t.dir, 'repl-approve.pid')}" --approve`);
     await term.waitFor(/^>\s*$/m);
     term.run('weather');

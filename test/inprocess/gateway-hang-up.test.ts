@@ -1,11 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { parseProviders } from '../../src/emulator/providers/config.js';
+import { describe, expect, it, vi } from 'vitest';
 import { round } from '../../src/emulator/models/models.js';
-import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { gatewayForAll } from '../support/gateway-for-all.js';
 import { SETTLE } from '../support/until.js';
 
 // A caller who hangs up mid-stream pays for what it was sent: the prompt (its text counted as the
@@ -15,19 +10,16 @@ const COMPLETION_PRICE = 1e-4;
 const MAX_TOKENS = 100;
 const SENT = 5;
 const USAGE = { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 };
-let dir: string;
-let gateway: Emulator;
-let upstream: LocalUpstream;
 let asked: () => void = () => {};
 const keys = new Map<string, string>();
 
 const chunk = (id: string, delta: Record<string, unknown>, finish: string | null = null) =>
   `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-hang-up-'));
-  // The last user message says what to do: `stall` (no token), `part` (SENT tokens, then nothing), `whole`.
-  upstream = await localUpstream((req, res, body) => {
+// The last user message says what to do: `stall` (no token), `part` (SENT tokens, then nothing), `whole`.
+const gw = gatewayForAll({
+  prefix: 'router-hang-up-',
+  upstreams: { up: (req, res, body) => {
     if (req.url!.endsWith('/responses')) {
       // A Responses stream: created, SENT text deltas, then nothing.
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -46,25 +38,18 @@ beforeAll(async () => {
     if (how === 'part') return;
     res.write(chunk(id, {}, 'stop'));
     res.end(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: USAGE })}\n\ndata: [DONE]\n\n`);
-  });
-  const config = parseProviders(`providers:\n  - { name: up, base_url: "${upstream.baseUrl}", models: { test/m: m }, prices: { test/m: { prompt: ${PROMPT_PRICE}, completion: ${COMPLETION_PRICE} } } }\n  - { name: resp, responses: true, base_url: "${upstream.baseUrl}", models: { test/r: m }, prices: { test/r: { prompt: ${PROMPT_PRICE}, completion: ${COMPLETION_PRICE} } } }\n`, {});
-  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-  rmSync(dir, { recursive: true, force: true });
+  } },
+  providers: ({ up }) => `providers:\n  - { name: up, base_url: "${up}", models: { test/m: m }, prices: { test/m: { prompt: ${PROMPT_PRICE}, completion: ${COMPLETION_PRICE} } } }\n  - { name: resp, responses: true, base_url: "${up}", models: { test/r: m }, prices: { test/r: { prompt: ${PROMPT_PRICE}, completion: ${COMPLETION_PRICE} } } }\n`,
 });
 
 const request = (how: string) => ({ model: 'test/m', stream: true, max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: how }] });
 
 /** Streams a chat and hangs up once `events` content events were read (Infinity: reads to the end); the ids seen. */
 async function chat(ws: string, how: string, events: number): Promise<string[]> {
-  const { apiKey } = gateway.store.createWorkspace(ws, 1);
+  const { apiKey } = gw.gateway.store.createWorkspace(ws, 1);
   keys.set(ws, apiKey);
   const caller = new AbortController();
-  const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', signal: caller.signal, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(request(how)) });
+  const res = await fetch(`${gw.gateway.apiRoot}/v1/chat/completions`, { method: 'POST', signal: caller.signal, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(request(how)) });
   expect(res.status).toBe(200);
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
@@ -83,7 +68,7 @@ async function chat(ws: string, how: string, events: number): Promise<string[]> 
 }
 
 const generation = async (ws: string, id: string) => {
-  const res = await fetch(`${gateway.apiRoot}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${keys.get(ws)!}` } });
+  const res = await fetch(`${gw.gateway.apiRoot}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${keys.get(ws)!}` } });
   return ((await res.json()) as { data: Record<string, unknown> }).data;
 };
 
@@ -95,7 +80,7 @@ describe('a caller who hangs up on a gateway stream', () => {
     const owed = round(round(promptTokens * PROMPT_PRICE) + round(SENT * COMPLETION_PRICE));
     const bound = round(round(estimate * PROMPT_PRICE) + round(MAX_TOKENS * COMPLETION_PRICE));
     // Before: the hold was given back whole, and the caller paid nothing.
-    await vi.waitFor(() => expect(gateway.store.balance('cut')).toBeCloseTo(1 - owed, 10), SETTLE);
+    await vi.waitFor(() => expect(gw.gateway.store.balance('cut')).toBeCloseTo(1 - owed, 10), SETTLE);
     expect(owed).toBeGreaterThan(0);
     expect(owed).toBeLessThan(bound);
     await vi.waitFor(async () => {
@@ -106,30 +91,30 @@ describe('a caller who hangs up on a gateway stream', () => {
 
   it('before the first token: nothing charged', async () => {
     const upstreamAsked = new Promise<void>((resolve) => (asked = resolve));
-    const { apiKey } = gateway.store.createWorkspace('early', 1);
+    const { apiKey } = gw.gateway.store.createWorkspace('early', 1);
     const caller = new AbortController();
-    const answer = fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', signal: caller.signal, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(request('stall')) }).catch(() => undefined);
+    const answer = fetch(`${gw.gateway.apiRoot}/v1/chat/completions`, { method: 'POST', signal: caller.signal, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(request('stall')) }).catch(() => undefined);
     await upstreamAsked;
-    expect(gateway.store.balance('early')).toBeLessThan(1);
+    expect(gw.gateway.store.balance('early')).toBeLessThan(1);
     caller.abort();
     await answer;
-    await vi.waitFor(() => expect(gateway.store.balance('early')).toBe(1), SETTLE);
+    await vi.waitFor(() => expect(gw.gateway.store.balance('early')).toBe(1), SETTLE);
   });
 
   it('a whole answer: charged its usage, not cancelled', async () => {
     const ids = await chat('whole', 'whole', Infinity);
     const cost = round(round(USAGE.prompt_tokens * PROMPT_PRICE) + round(USAGE.completion_tokens * COMPLETION_PRICE));
-    expect(gateway.store.balance('whole')).toBeCloseTo(1 - cost, 10);
+    expect(gw.gateway.store.balance('whole')).toBeCloseTo(1 - cost, 10);
     const g = await generation('whole', ids[0]!);
     expect(g).toMatchObject({ cancelled: false, total_cost: cost, finish_reason: 'stop' });
   });
 
   it('a Responses stream alike: charged the prompt text and the text tokens relayed', async () => {
-    const { apiKey } = gateway.store.createWorkspace('resp-cut', 1);
+    const { apiKey } = gw.gateway.store.createWorkspace('resp-cut', 1);
     keys.set('resp-cut', apiKey);
     const body = { model: 'test/r', stream: true, max_output_tokens: MAX_TOKENS, input: 'part' };
     const caller = new AbortController();
-    const res = await fetch(`${gateway.apiRoot}/v1/responses`, { method: 'POST', signal: caller.signal, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${gw.gateway.apiRoot}/v1/responses`, { method: 'POST', signal: caller.signal, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
     let text = '';
@@ -137,7 +122,7 @@ describe('a caller who hangs up on a gateway stream', () => {
     caller.abort();
     const promptTokens = 3;
     const owed = round(round(promptTokens * PROMPT_PRICE) + round(SENT * COMPLETION_PRICE));
-    await vi.waitFor(() => expect(gateway.store.balance('resp-cut')).toBeCloseTo(1 - owed, 10), SETTLE);
+    await vi.waitFor(() => expect(gw.gateway.store.balance('resp-cut')).toBeCloseTo(1 - owed, 10), SETTLE);
     await vi.waitFor(async () => expect(await generation('resp-cut', /"id":"(gen-\d+-[0-9a-f]+)"/.exec(text)![1]!)).toMatchObject({ cancelled: true, tokens_completion: SENT, total_cost: owed }), SETTLE);
   });
 });

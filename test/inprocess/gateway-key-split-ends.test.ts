@@ -1,12 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { parseProviders } from '../../src/emulator/providers/config.js';
-import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { describe, expect, it } from 'vitest';
+import { gatewayForAll } from '../support/gateway-for-all.js';
 
 // Which ends of a stream's text the gateway holds back for a provider key split between two events
 // (text-scrub.ts): only those reaching past the key's kind (`sk-or-v1-`, which every such key starts
@@ -27,9 +22,6 @@ const event = (x: Body) => `event: ${String(x.type)}\ndata: ${JSON.stringify(x)}
 
 /** What the upstream says to the next request (set by each case), and a wait before each event after the first. */
 let next: { events: string[]; before?: (i: number) => Promise<void> } = { events: [] };
-let dir: string;
-let upstream: LocalUpstream;
-let gateway: Emulator;
 
 async function stream(res: ServerResponse, events: string[], before?: (i: number) => Promise<void>): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -41,20 +33,14 @@ async function stream(res: ServerResponse, events: string[], before?: (i: number
   res.end();
 }
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-key-ends-'));
-  upstream = await localUpstream((_req, res) => void stream(res, next.events, next.before));
-  const yaml = `providers:\n  - { name: up, responses: true, base_url: "${upstream.baseUrl}", api_key_env: UP_KEY, models: { test/m: m } }\n`;
-  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config: parseProviders(yaml, { UP_KEY: KEY }) } });
+const gw = gatewayForAll({
+  prefix: 'router-key-ends-',
+  upstreams: { up: (_req, res) => void stream(res, next.events, next.before) },
+  providers: ({ up }) => `providers:\n  - { name: up, responses: true, base_url: "${up}", api_key_env: UP_KEY, models: { test/m: m } }\n`,
+  env: { UP_KEY: KEY },
 });
 
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const client = () => new OpenAI({ apiKey: gateway.store.firstKeys().apiKey, baseURL: `${gateway.apiRoot}/v1`, maxRetries: 0, timeout: 20_000 });
+const client = () => new OpenAI({ apiKey: gw.gateway.store.firstKeys().apiKey, baseURL: `${gw.gateway.apiRoot}/v1`, maxRetries: 0, timeout: 20_000 });
 
 /** A chat stream's texts as the SDK's caller joins them: content, reasoning and the first tool call's arguments, per choice. */
 async function chatTexts(events: string[]): Promise<Record<string, string>> {

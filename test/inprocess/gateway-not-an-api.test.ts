@@ -1,20 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { parseProviders } from '../../src/emulator/providers/config.js';
-import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { gatewayForAll } from '../support/gateway-for-all.js';
 
 // A base_url that reaches something other than the API: a redirect (http for https, a moved host),
 // a web UI's page, a proxy's HTML refusal. The 502 (and router_metadata) says which, in words a
 // person can act on; before, each was "an answer that is not JSON".
-let dir: string;
-let gateway: Emulator;
-let locals: LocalUpstream[] = [];
-let key: string;
-let management: string;
-
 const PAGES: Record<string, [number, Record<string, string>, string]> = {
   moved: [301, { location: 'https://api.example.com/v1/chat/completions', 'content-type': 'text/html' }, '<html><body>Moved Permanently</body></html>'],
   webui: [200, { 'content-type': 'text/html; charset=utf-8' }, '<!doctype html>\n<html><head><title>Open WebUI</title></head></html>'],
@@ -24,30 +14,20 @@ const PAGES: Record<string, [number, Record<string, string>, string]> = {
   streams: [200, { 'content-type': 'text/event-stream' }, 'data: {"choices":[{"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n'],
 };
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-gateway-not-api-'));
-  const lines: string[] = [];
-  for (const [name, [status, headers, text]] of Object.entries(PAGES)) {
-    const up = await localUpstream((_req, res) => {
+// One upstream a page, answering every request with it, named as the page in the providers file.
+const gw = gatewayForAll({
+  prefix: 'router-gateway-not-api-',
+  upstreams: Object.fromEntries(
+    Object.entries(PAGES).map(([name, [status, headers, text]]) => [name, (_req: unknown, res: ServerResponse) => {
       res.writeHead(status, headers);
       res.end(text);
-    });
-    locals.push(up);
-    lines.push(`  - { name: ${name}, base_url: "${up.baseUrl}", models: { test/${name}: m }, embedding_models: { test/${name}-embed: m }, speech_models: { test/${name}-tts: m } }`);
-  }
-  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config: parseProviders(`providers:\n${lines.join('\n')}\n`, {}) } });
-  ({ apiKey: key, managementKey: management } = gateway.store.firstKeys());
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  for (const l of locals) await l.close();
-  locals = [];
-  rmSync(dir, { recursive: true, force: true });
+    }]),
+  ),
+  providers: (urls) => `providers:\n${Object.keys(PAGES).map((name) => `  - { name: ${name}, base_url: "${urls[name]}", models: { test/${name}: m }, embedding_models: { test/${name}-embed: m }, speech_models: { test/${name}-tts: m } }`).join('\n')}\n`,
 });
 
 const ask = async (path: string, body: Record<string, unknown>) => {
-  const res = await fetch(`${gateway.apiRoot}/v1/${path}`, { method: 'POST', headers: { authorization: `Bearer ${path === 'audio/speech' ? management : key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${gw.gateway.apiRoot}/v1/${path}`, { method: 'POST', headers: { authorization: `Bearer ${path === 'audio/speech' ? gw.gateway.store.firstKeys().managementKey : gw.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return { status: res.status, message: ((await res.json()) as { error: { message: string } }).error.message };
 };
 

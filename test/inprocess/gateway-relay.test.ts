@@ -1,20 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { parseProviders } from '../../src/emulator/providers/config.js';
-import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { describe, expect, it } from 'vitest';
+import { gatewayForAll } from '../support/gateway-for-all.js';
 
 // The relay's chunks under the gateway's model and provider, whatever members the upstream's chunks have.
-let dir: string;
-let gateway: Emulator;
-let odd: LocalUpstream;
-let torn: LocalUpstream;
-let held: LocalUpstream;
 /** Whoever waits for the held upstream's next request: given a promise of its connection's close. */
 const heldWaiters: ((got: { closed: Promise<void> }) => void)[] = [];
-let key: string;
 
 const base = { id: 'gen-odd', object: 'chat.completion.chunk', created: 1 };
 const delta = (content: string) => ({ choices: [{ index: 0, delta: { content }, finish_reason: null }] });
@@ -31,45 +20,37 @@ const upstreamChunks = [
   { ...base, model: 'up-m', provider: 'up-p', choices: [], usage: { prompt_tokens: 2, completion_tokens: 5, total_tokens: 7, cost: 0.5 } },
 ];
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-relay-'));
-  odd = await localUpstream((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    for (const chunk of upstreamChunks) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-    res.end('data: [DONE]\n\n');
-  });
-  // Two tokens, then an event that is not JSON, all in one write (one read of the gateway's).
-  torn = await localUpstream((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(`data: ${JSON.stringify(upstreamChunks[0])}\n\n`);
-    setTimeout(() => res.end(`data: ${JSON.stringify({ ...base, model: 'up-m', ...delta(' second') })}\n\ndata: ${JSON.stringify({ ...base, model: 'up-m', ...delta(' third') })}\n\ndata: {"id":"gen-\n\n`), 20);
-  });
-  // A first token (streamed) or nothing (whole), then no more: it waits until the gateway lets it go.
-  held = await localUpstream((_req, res, body) => {
-    const closed = new Promise<void>((resolve) => res.on('close', () => resolve()));
-    if (body.stream) {
+const gw = gatewayForAll({
+  prefix: 'router-relay-',
+  upstreams: {
+    odd: (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const chunk of upstreamChunks) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      res.end('data: [DONE]\n\n');
+    },
+    // Two tokens, then an event that is not JSON, all in one write (one read of the gateway's).
+    torn: (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(`data: ${JSON.stringify(upstreamChunks[0])}\n\n`);
-    }
-    heldWaiters.shift()?.({ closed });
-  });
-  const config = parseProviders(`providers:\n  - { name: odd, base_url: "${odd.baseUrl}", models: { test/odd: up-m } }\n  - { name: torn, base_url: "${torn.baseUrl}", models: { test/torn: up-m } }\n  - { name: held, base_url: "${held.baseUrl}", models: { test/held: up-m } }\n`, {});
-  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
-  key = gateway.store.firstKeys().apiKey;
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await odd?.close();
-  await torn?.close();
-  await held?.close();
-  rmSync(dir, { recursive: true, force: true });
+      setTimeout(() => res.end(`data: ${JSON.stringify({ ...base, model: 'up-m', ...delta(' second') })}\n\ndata: ${JSON.stringify({ ...base, model: 'up-m', ...delta(' third') })}\n\ndata: {"id":"gen-\n\n`), 20);
+    },
+    // A first token (streamed) or nothing (whole), then no more: it waits until the gateway lets it go.
+    held: (_req, res, body) => {
+      const closed = new Promise<void>((resolve) => res.on('close', () => resolve()));
+      if (body.stream) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`data: ${JSON.stringify(upstreamChunks[0])}\n\n`);
+      }
+      heldWaiters.shift()?.({ closed });
+    },
+  },
+  providers: (urls) => `providers:\n  - { name: odd, base_url: "${urls.odd}", models: { test/odd: up-m } }\n  - { name: torn, base_url: "${urls.torn}", models: { test/torn: up-m } }\n  - { name: held, base_url: "${urls.held}", models: { test/held: up-m } }\n`,
 });
 
 describe('a relayed stream', () => {
   it('carries each chunk under the gateway model id and provider slug, once, its words untouched', async () => {
-    const before = gateway.store.balance(gateway.store.findKey(key)!.workspace);
-    const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/odd', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+    const before = gw.gateway.store.balance(gw.gateway.store.findKey(gw.apiKey)!.workspace);
+    const res = await fetch(`${gw.gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/odd', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
     const datas = (await res.text()).split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => e.slice(6));
     expect(datas.at(-1)).toBe('[DONE]');
     const chunks = datas.slice(0, -1);
@@ -84,12 +65,12 @@ describe('a relayed stream', () => {
       expect(chunk.choices).toEqual(sent.choices);
       if (sent.nested) expect(chunk.nested).toEqual(sent.nested);
     });
-    expect(before - gateway.store.balance(gateway.store.findKey(key)!.workspace)).toBeCloseTo(0.5, 10);
+    expect(before - gw.gateway.store.balance(gw.gateway.store.findKey(gw.apiKey)!.workspace)).toBeCloseTo(0.5, 10);
   });
 
   it('sends the tokens that came in one read with a broken event, then the error chunk (no prices: charged nothing)', async () => {
-    const before = gateway.store.balance(gateway.store.findKey(key)!.workspace);
-    const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/torn', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+    const before = gw.gateway.store.balance(gw.gateway.store.findKey(gw.apiKey)!.workspace);
+    const res = await fetch(`${gw.gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/torn', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
     const datas = (await res.text()).split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => e.slice(6));
     expect(datas.at(-1)).toBe('[DONE]');
     const chunks = datas.slice(0, -1).map((t) => JSON.parse(t) as Record<string, any>);
@@ -97,13 +78,13 @@ describe('a relayed stream', () => {
     expect(chunks).toHaveLength(4);
     expect(chunks[3]!.choices[0].finish_reason).toBe('error');
     expect(chunks[3]!.error.code).toBe(502);
-    expect(gateway.store.balance(gateway.store.findKey(key)!.workspace)).toBe(before);
+    expect(gw.gateway.store.balance(gw.gateway.store.findKey(gw.apiKey)!.workspace)).toBe(before);
   });
 
   it.each([true, false])('lets the upstream go when the caller hangs up before the end (streamed: %s)', async (stream) => {
     const arrived = new Promise<{ closed: Promise<void> }>((resolve) => heldWaiters.push(resolve));
     const caller = new AbortController();
-    const answer = fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', signal: caller.signal, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/held', stream, messages: [{ role: 'user', content: 'hi' }] }) });
+    const answer = fetch(`${gw.gateway.apiRoot}/v1/chat/completions`, { method: 'POST', signal: caller.signal, headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/held', stream, messages: [{ role: 'user', content: 'hi' }] }) });
     const { closed: upstreamClosed } = await arrived;
     if (stream) {
       const first = await (await answer).body!.getReader().read();

@@ -1,11 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { parseProviders } from '../../src/emulator/providers/config.js';
+import { expect, it } from 'vitest';
 import { round } from '../../src/emulator/models/models.js';
-import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { gatewayForAll } from '../support/gateway-for-all.js';
 
 // An upstream whose answer says no usage the gateway can price (none at all, as servers that ignore
 // `stream_options.include_usage` send; negative counts; counts as text or null) is charged its prompt and
@@ -21,13 +16,10 @@ const USAGES: Record<string, unknown> = {
   negative: { prompt_tokens: -100, completion_tokens: -50, total_tokens: -150 },
   text: { prompt_tokens: '100', completion_tokens: null, total_tokens: 'x' },
 };
-let dir: string;
-let upstream: LocalUpstream;
-let gateway: Emulator;
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-usage-unusable-'));
-  upstream = await localUpstream((req, res, body) => {
+const gw = gatewayForAll({
+  prefix: 'router-usage-unusable-',
+  upstreams: { up: (req, res, body) => {
     const usage = USAGES[String(body.model)];
     const words = Array.from({ length: SENT }, (_, i) => `word${i} `);
     if (req.url!.endsWith('/responses')) {
@@ -55,30 +47,25 @@ beforeAll(async () => {
     chunk({}, 'stop');
     if (usage) res.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [], usage })}\n\n`);
     res.end('data: [DONE]\n\n');
-  });
-  const prices = `{ prompt: ${PROMPT_PRICE}, completion: ${COMPLETION_PRICE} }`;
-  const names = Object.keys(USAGES);
-  const yaml = `providers:\n  - { name: up, responses: true, base_url: "${upstream.baseUrl}", models: { ${names.map((n) => `t/${n}: ${n}`).join(', ')} }, prices: { ${names.map((n) => `t/${n}: ${prices}`).join(', ')} } }\n`;
-  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config: parseProviders(yaml, {}) } });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-  rmSync(dir, { recursive: true, force: true });
+  } },
+  providers: ({ up }) => {
+    const prices = `{ prompt: ${PROMPT_PRICE}, completion: ${COMPLETION_PRICE} }`;
+    const names = Object.keys(USAGES);
+    return `providers:\n  - { name: up, responses: true, base_url: "${up}", models: { ${names.map((n) => `t/${n}: ${n}`).join(', ')} }, prices: { ${names.map((n) => `t/${n}: ${prices}`).join(', ')} } }\n`;
+  },
 });
 
 const cases = Object.keys(USAGES).flatMap((usage) => ['chat', 'responses'].flatMap((route) => [false, true].map((stream) => [usage, route, stream] as const)));
 
 it.each(cases)('usage %s, %s, stream %s: charged the prompt and the tokens relayed, the usage said to the caller', async (usage, route, stream) => {
-  const { apiKey } = gateway.store.firstKeys();
-  const workspace = gateway.store.findKey(apiKey)!.workspace;
-  const before = gateway.store.balance(workspace);
+  const { apiKey } = gw.gateway.store.firstKeys();
+  const workspace = gw.gateway.store.findKey(apiKey)!.workspace;
+  const before = gw.gateway.store.balance(workspace);
   const body = route === 'chat' ? { model: `t/${usage}`, stream, messages: [{ role: 'user', content: 'hi' }] } : { model: `t/${usage}`, stream, input: [{ role: 'user', content: 'hi' }] };
-  const res = await fetch(`${gateway.apiRoot}/v1/${route === 'chat' ? 'chat/completions' : 'responses'}`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${gw.gateway.apiRoot}/v1/${route === 'chat' ? 'chat/completions' : 'responses'}`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const text = await res.text();
   expect(res.status, text).toBe(200);
-  expect(round(before - gateway.store.balance(workspace))).toBe(OWED);
+  expect(round(before - gw.gateway.store.balance(workspace))).toBe(OWED);
   // The usage the caller sees is the one charged (a stream's: its own chunk, or the final event's response).
   const said = stream
     ? text.split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6)) as Record<string, any>).map((e) => e.usage ?? e.response?.usage).filter(Boolean)
@@ -87,6 +74,6 @@ it.each(cases)('usage %s, %s, stream %s: charged the prompt and the tokens relay
   const [prompt, completion] = route === 'chat' ? ['prompt_tokens', 'completion_tokens'] : ['input_tokens', 'output_tokens'];
   expect(said[0]).toMatchObject({ [prompt]: 3, [completion]: SENT, total_tokens: 3 + SENT, cost: OWED });
   const id = stream ? (route === 'chat' ? JSON.parse(text.split('\n').find((l) => l.startsWith('data: {'))!.slice(6)).id : /"id":"(gen-[^"]+)"/.exec(text)![1]) : JSON.parse(text).id;
-  const g = await fetch(`${gateway.apiRoot}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${apiKey}` } });
+  const g = await fetch(`${gw.gateway.apiRoot}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${apiKey}` } });
   expect(((await g.json()) as { data: { total_cost: number } }).data.total_cost).toBe(OWED);
 });

@@ -1,3 +1,5 @@
+// A test file's emulator with real terminals (tmux) on it: opened on the emulator's environment, closed
+// (the terminal, then the emulator) after the file's tests.
 import { afterAll, beforeAll } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
 import { Terminal } from './tmux.js';
