@@ -18,6 +18,7 @@ import { writeWhole } from '../internal/write-whole.js';
 import type { ClientOptions, RouterClient } from '../client/index.js';
 import { checkOptions, optionNames } from '../client/option-names.js';
 import { ConfigFileError, ProfileError } from './errors.js';
+import { ValidationError } from '../client/errors.js';
 
 export { ConfigFileError };
 
@@ -80,7 +81,7 @@ const OPTIONS = optionNames<ProfileClientOptions>()({
  * the proxy `env` names for the root, as router sends them. A ProfileError when it gives no client.
  */
 export async function clientFromProfile(opts: ProfileClientOptions = {}): Promise<RouterClient> {
-  checkOptions('clientFromProfile()', opts, OPTIONS);
+  checkProfileOptions(opts);
   const { profile, env = process.env, management, signal, apiKey, apiRoot, headers, proxy, ...rest } = opts;
   const [{ resolveSettings, checkApiRoot }, shared, { RouterClient, DEFAULT_API_ROOT }] = await Promise.all([import('../config/settings.js'), import('../config/client-settings.js'), import('../client/index.js')]);
   try {
@@ -95,6 +96,23 @@ export async function clientFromProfile(opts: ProfileClientOptions = {}): Promis
     return new RouterClient({ ...rest, ...made, headers: { ...made.headers, ...headers }, proxy: proxy ?? made.proxy });
   } catch (err) {
     throw await asProfileError(err);
+  }
+}
+
+/**
+ * The options' shape, as `router --profile` checks its own: a name given as the options (`clientFromProfile('work')`,
+ * as llm's get_key(name)) was read as a client's options "0", "1", …; a profile that is no string failed in a
+ * TypeError; an empty one took the current profile, where `router --profile ''` is refused.
+ */
+function checkProfileOptions(opts: unknown): asserts opts is ProfileClientOptions {
+  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) {
+    const given = typeof opts === 'string' ? `: a profile's name goes as { profile: ${JSON.stringify(opts)} }` : `, not ${opts === null ? 'null' : Array.isArray(opts) ? 'a list' : typeof opts}`;
+    throw new ValidationError(`clientFromProfile() takes an object of options${given}`);
+  }
+  checkOptions('clientFromProfile()', opts, OPTIONS);
+  const { profile } = opts as ProfileClientOptions;
+  if (profile !== undefined && (typeof profile !== 'string' || !profile)) {
+    throw new ValidationError(`clientFromProfile() profile must be a profile's name${typeof profile === 'string' ? ', not empty (without it, the current profile is used)' : `, not ${JSON.stringify(profile) ?? typeof profile}`}`);
   }
 }
 

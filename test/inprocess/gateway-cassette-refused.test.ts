@@ -63,6 +63,7 @@ describe('cassettes router serve would take and not use as written', () => {
     ['provider-other', 'whole', (c: any): unknown => (c.provider = 'openai'), 'provider "openai" is not in the providers file (it names up)'],
     ['responses-unserved', 'whole', (c: any): unknown => (c.endpoint = 'responses'), 'provider up has no responses: true in the providers file, and this is a Responses exchange'],
     ['speech-unserved', 'whole', (c: any): unknown => (c.endpoint = 'speech'), 'provider up has no speech_models in the providers file, and this is a speech exchange'],
+    ['embeddings-unserved', 'whole', (c: any): unknown => (c.endpoint = 'embeddings'), 'provider up has no embedding_models in the providers file, and this is an embeddings exchange'],
     ['body-and-chunks', 'stream', (c: any): unknown => (c.response.body = { choices: [] }), 'response has both body and chunks: a whole answer (body), a stream (chunks) or speech (audio), one of them'],
     ['failure-and-body', 'whole', (c: any): unknown => (c.response.failure = { reason: 'status', message: 'up: HTTP 503' }), 'response has both failure and body: a failure the gateway passed over holds no answer'],
     ['audio-of-chat', 'whole', (c: any): unknown => (delete c.response.body, (c.response.audio = [{ after_ms: 1, base64: 'SUQz' }])), 'response.audio is speech\'s: this cassette\'s endpoint is not "speech"'],

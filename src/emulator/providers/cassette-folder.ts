@@ -42,15 +42,27 @@ export class CassetteFileError extends Error {
   override readonly name = 'CassetteFileError';
 }
 
+/**
+ * What an editor or a file system leaves beside a file, never a cassette (no gateway's name begins with a dot): Emacs's
+ * lock of a file being edited (`.#name.json`, a link to nowhere) and macOS's `._name.json` on a shared volume.
+ */
+const litter = (file: string) => file.startsWith('.#') || file.startsWith('._');
+
 /** Every cassette of a folder, by file name, oldest name first; each of a provider of `providers` (the providers file's) when given. */
 export function readCassettes(dir: string, providers?: readonly FileProvider[]): { file: string; cassette: Cassette }[] {
   return readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
+    .filter((f) => f.endsWith('.json') && !litter(f))
     .sort()
     .map((file) => {
+      let text: string;
       let cassette: Cassette;
       try {
-        cassette = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Cassette;
+        text = readFileSync(join(dir, file), 'utf8');
+      } catch (err) {
+        throw new CassetteFileError(`cassette ${file} cannot be read: ${(err as Error).message}`, { cause: err });
+      }
+      try {
+        cassette = JSON.parse(text) as Cassette;
       } catch (err) {
         throw new CassetteFileError(`cassette ${file} is not JSON: ${(err as Error).message}`, { cause: err });
       }

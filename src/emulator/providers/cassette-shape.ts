@@ -93,6 +93,6 @@ export function providerWrong(c: { provider: string; endpoint?: string }, provid
   if (!p) return `provider "${c.provider}" is not in the providers file${didYouMean(c.provider, names) || ` (it names ${names.join(', ') || 'none'})`}`;
   if (c.endpoint === 'responses' && !p.responses) return `provider ${p.name} has no responses: true in the providers file, and this is a Responses exchange`;
   const kind = c.endpoint === 'speech' ? 'speech' : c.endpoint === 'embeddings' ? 'embedding' : undefined;
-  if (kind && !p.models.some((m) => m.kind === kind)) return `provider ${p.name} has no ${kind}_models in the providers file, and this is a ${c.endpoint} exchange`;
+  if (kind && !p.models.some((m) => m.kind === kind)) return `provider ${p.name} has no ${kind}_models in the providers file, and this is ${c.endpoint === 'embeddings' ? 'an' : 'a'} ${c.endpoint} exchange`;
   return undefined;
 }

@@ -26,6 +26,7 @@ export function renamed(owner: Body, renames: Map<string, string>): true {
 /** The members the APIs name in every chunk and event: no key, and left as they are (a set's look-up, not name()'s searches). */
 const API_NAMES = new Set(['id', 'object', 'created', 'model', 'choices', 'index', 'delta', 'role', 'content', 'finish_reason', 'logprobs', 'tool_calls', 'type', 'function', 'name', 'arguments', 'sequence_number', 'item_id', 'output_index', 'content_index', 'obfuscation', 'text', 'system_fingerprint', 'provider', 'service_tier', 'native_finish_reason', 'reasoning', 'refusal', 'usage']);
 
+const CROSSES = 4; // how many streams' ends that start a form a scrub keeps (TextScrub.crosses)
 /** The name an upstream's string that is no stream's text (field()) notes the start of a key it ends with under. */
 const FIELD = '\u0000field';
 
@@ -66,11 +67,10 @@ export class TextScrub {
   private readonly table: FormTable;
   private readonly texts: string[];
   private readonly probes: string[];
-  /** The end of the last text of any stream that starts a form, and its stream ('' when joined across streams). */
+  /** The last texts' ends that start a form, one a stream ('' when joined; FIELD), newest last, each with nextChars() when asked. */
+  private crosses: { end: string; name: string; first?: string }[] = [];
+  /** The end crossing() last found a text going on with. */
   private cross = '';
-  private crossName = '';
-  /** The characters a text going on with `cross` may begin with (nextChars), found when first asked. */
-  private crossFirst: string | undefined;
   /** Strings field() found clean (a chunk's id, its fingerprint, an event's type: the same in each), the table's: every scrub's. */
   private readonly cleanFields: Set<string>;
   /** Member names name() found clean (the same in each chunk, event or answer), the table's. */
@@ -155,22 +155,30 @@ export class TextScrub {
 
   /**
    * `end` as the last text's start of a form, of stream `name`. A text that ends with none leaves it: what goes on with
-   * that key later, in any other string (a text after another between them, an `obfuscation`), is masked all the same.
+   * that key later, in any other string (a text after another between them, an `obfuscation`), is masked all the same;
+   * so does another stream's or string's end between them (`abc`, a fingerprint `fp_abc`: base64's `c2st…` of `sk-…`).
    */
   private noteCross(name: string, end: string): void {
     if (!end) return;
-    this.cross = end;
-    this.crossName = name;
-    this.crossFirst = undefined;
+    // Each stream's (and the strings', FIELD) last, the newest CROSSES: another's end between does not take its place.
+    const crosses = [...this.crosses.filter((c) => c.name !== name), { end, name }];
+    this.crosses = crosses.length > CROSSES ? crosses.slice(-CROSSES) : crosses;
   }
 
-  /** How many of `text`'s first characters go on with a form another stream's last text began, to leastStart() or more (0: none); a field's text (no `name`) with any's. */
+  /** How many of `text`'s first characters go on with a form another stream's text began, to leastStart() or more (0: none), its end then `cross`; a field's text (no `name`) with any's. */
   private crossing(name: string | undefined, text: string): number {
-    // A stream that goes on from its own end: its tail's (needs(), piece()), while it keeps one.
-    if (!this.cross || (name === this.crossName && this.streams?.has(name))) return 0;
-    // Most texts begin with none of the few characters that go on with it: one search of a short string.
-    if (!(this.crossFirst ??= nextChars(this.forms, this.cross)).includes(text.charAt(0))) return 0;
-    return goesOnFrom(this.forms, this.cross, text);
+    let most = 0;
+    for (const c of this.crosses) {
+      // A stream that goes on from its own end: its tail's (needs(), piece()), while it keeps one.
+      if (name === c.name && this.streams?.has(name)) continue;
+      // Most texts begin with none of the few characters that go on with it: one search of a short string.
+      if (!(c.first ??= nextChars(this.forms, c.end)).includes(text.charAt(0))) continue;
+      const n = goesOnFrom(this.forms, c.end, text);
+      if (n > most) [most, this.cross] = [n, c.end];
+    }
+    // A text that goes on as far with its own stream's end (the same key begun in both) goes on with that one.
+    const own = name === undefined ? undefined : this.streams?.get(name);
+    return most && own && goesOnFrom(this.forms, `${own.tail}${own.held}`, text) >= most ? 0 : most;
   }
 
   /** Lets go what is held for the streams whose names start with `prefix` (all when ''): each stream's name, text and shape. */
