@@ -1,3 +1,4 @@
+import { NoProfileError } from '../../config/fields.js';
 import { openaiHint } from './openai-cli-words.js';
 
 /**
@@ -218,7 +219,7 @@ export function llmLogsWord(search: readonly string[]): string | undefined {
  * a near name exists).
  */
 export function paramMeant(err: unknown, takesParam: boolean, profile: string | undefined): unknown {
-  if (!takesParam || !profile || !(err instanceof Error) || err.name !== 'SettingsError' || !err.message.startsWith(`no profile "${profile}"`)) return err;
+  if (!takesParam || !profile || !(err instanceof NoProfileError) || !err.message.startsWith(`no profile "${profile}"`)) return err;
   // A profile of a near name (`locla` for local) is the likelier meaning: its guess is said alone.
   if (err.message.includes('(did you mean ')) return err;
   err.message += ` (llm's -p NAME VALUE is --param NAME VALUE here; -p is --profile)`;
