@@ -12,6 +12,8 @@ export { ToolSet, type ToolDeclaration, type ToolSetOptions } from './toolset.js
 export { runToolCall, ResultBudget, DEFAULT_RESULTS_BYTES, type ToolCallRequest, type CallOutcome, type CallOptions } from './tool-calls.js';
 export { splitCommandLine } from './command-line.js';
 export { KitError, AliasError, ConfigFileError, FragmentError, PlaceholderError, AttachmentError, SchemaError, SchemaMismatchError, ConversationError, ToolCallsError, CollectionError, ProfileError } from './errors.js';
+/** The kit refuses a bad option or number before anything is sent with the client's ValidationError: exported here too. */
+export { ValidationError } from '../client/errors.js';
 export { clientFromProfile, type ProfileClientOptions } from './config-file.js';
 export * from './collections/index.js';
 export { FileLockTimeout } from '../internal/lock-timeout.js';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { RouterClient, ValidationError } from '../../src/client/index.js';
-import { attachmentFromBytes, chatModel, chatWithTools, commandTool, ConversationStore, functionTool, InvalidAmount, queryLog, ResultBudget, runToolCall, serviceListPrices, SpendGuard, ToolSet, ToolSourceError, type ToolSetOptions } from '../../src/kit/index.js';
+import { attachmentFromBytes, chatModel, ValidationError as KitValidationError, chatWithTools, commandTool, ConversationStore, functionTool, InvalidAmount, queryLog, ResultBudget, runToolCall, serviceListPrices, SpendGuard, ToolSet, ToolSourceError, type ToolSetOptions } from '../../src/kit/index.js';
 import { kitPerTest } from '../support/inprocess-env.js';
 
 // What a JavaScript program passes the kit where a number or an attachment goes: a NaN, a string or a
@@ -156,4 +156,6 @@ it('chatModel() without a model id is a ValidationError naming what it takes, no
   }
   expect(() => chatModel(client, undefined as unknown as string)).toThrow(/^chatModel\(\) takes a model id or alias after the client, as chatModel\(client, 'local\/echo'\), not undefined$/);
   expect(chatModel(client, 'local/echo').id).toBe('local/echo');
+  // What the kit throws, a program importing only router-cli/kit can name.
+  expect(KitValidationError).toBe(ValidationError);
 });
