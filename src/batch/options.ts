@@ -5,16 +5,17 @@
  */
 import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, isModelId, MODEL_ID_MAX, MODEL_ID_SYNTAX } from '../client/facts.js';
 import { invalid, type BatchErrorData } from './errors.js';
+import { shownGiven } from '../internal/shape.js';
 import type { JobRecord } from './job/store.js';
 
 function wholeIn(name: string, value: number | undefined, min: number, max: number): void {
   if (value === undefined) return;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) throw invalid(`${name} must be a whole number from ${min} to ${max}, not ${String(value)}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) throw invalid(`${name} must be a whole number from ${min} to ${max}, not ${shownGiven(value)}`);
 }
 
 function secondsAbove(name: string, value: number | undefined, min: number, inclusive: boolean): void {
   if (value === undefined) return;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || (!inclusive && value === min)) throw invalid(`${name} must be a number of seconds ${inclusive ? 'of at least' : 'over'} ${min}, not ${String(value)}`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || (!inclusive && value === min)) throw invalid(`${name} must be a number of seconds ${inclusive ? 'of at least' : 'over'} ${min}, not ${shownGiven(value)}`);
 }
 
 /** What shapes a job: the endpoint and the limits of each batch. */

@@ -1,5 +1,6 @@
 import { ValidationError } from './errors.js';
 import { urlShown } from '../internal/userinfo.js';
+import { shownGiven } from '../internal/shape.js';
 
 /** A segment that a URL (or a server that decodes it first) reads as "this folder" or "the one above". */
 function isDotSegment(segment: string): boolean {
@@ -80,6 +81,6 @@ export function checkCallParts(o: { headers?: Record<string, string | undefined>
 /** A client's numbers: a timeout over 0 ms, a whole number of retries. */
 export function checkClientNumbers(o: { timeoutMs?: unknown; maxRetries?: unknown }): void {
   const { timeoutMs, maxRetries } = o;
-  if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new ValidationError(`timeoutMs must be a number of milliseconds over 0, not ${String(timeoutMs)}`);
-  if (maxRetries !== undefined && !(typeof maxRetries === 'number' && Number.isInteger(maxRetries) && maxRetries >= 0)) throw new ValidationError(`maxRetries must be a whole number of at least 0, not ${String(maxRetries)}`);
+  if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new ValidationError(`timeoutMs must be a number of milliseconds over 0, not ${shownGiven(timeoutMs)}`);
+  if (maxRetries !== undefined && !(typeof maxRetries === 'number' && Number.isInteger(maxRetries) && maxRetries >= 0)) throw new ValidationError(`maxRetries must be a whole number of at least 0, not ${shownGiven(maxRetries)}`);
 }

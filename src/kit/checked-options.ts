@@ -4,11 +4,11 @@
  * fires at once), and a path given as an attachment would be sent as a file without its bytes.
  */
 import { ValidationError } from '../client/errors.js';
+import { shownGiven as shown } from '../internal/shape.js';
 
 /** setTimeout's longest wait: a longer one fires at once. */
 const LONGEST_TIMEOUT_MS = 2 ** 31 - 1;
 
-const shown = (v: unknown) => (typeof v === 'string' ? `"${v}"` : Array.isArray(v) ? 'an array' : typeof v === 'object' && v !== null ? 'an object' : String(v));
 
 /** Each of `names` in `opts`, where given, is a whole number of at least `least` (rounds: 0 runs none, and gives the calls; bytes). */
 export function checkCounts(call: string, opts: object, names: string[], least: number): void {

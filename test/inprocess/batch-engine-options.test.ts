@@ -32,6 +32,8 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
     ['maxRequests -1', { maxRequests: -1 }, /maxRequests .* not -1$/],
     ['maxRequests 1.5', { maxRequests: 1.5 }, /maxRequests .* not 1\.5$/],
     ['maxRequests NaN', { maxRequests: NaN }, /maxRequests .* not NaN$/],
+    // A string (from an unparsed setting) is named as one: "not 5" read as if 5 were refused.
+    ['maxRequests "5"', { maxRequests: '5' as unknown as number }, /^maxRequests must be a whole number from 1 to 5000, not "5"$/],
     ['maxBytes NaN', { maxBytes: NaN }, /maxBytes .* not NaN$/],
     ['maxBytes over the service limit', { maxBytes: 1e12 }, /maxBytes .* not 1000000000000$/],
     ['a model that is not <author>/<slug>', { model: 'gpt-4o' }, /^model must look like <author>\/<slug>, not "gpt-4o"$/],

@@ -168,7 +168,7 @@ describe('RouterClient', () => {
       [{ apiRoot: 'not a url' }, 'apiRoot must be an http(s) URL such as https://openrouter.ai/api, got "not a url"'],
       [{ apiRoot: 'ftp://127.0.0.1/api' }, 'apiRoot must be an http(s) URL such as https://openrouter.ai/api, got "ftp://127.0.0.1/api"'],
       [{ timeoutMs: -5 }, 'timeoutMs must be a number of milliseconds over 0, not -5'],
-      [{ timeoutMs: '5000' }, 'timeoutMs must be a number of milliseconds over 0, not 5000'],
+      [{ timeoutMs: '5000' }, 'timeoutMs must be a number of milliseconds over 0, not "5000"'],
       [{ timeoutMs: Number.NaN }, 'timeoutMs must be a number of milliseconds over 0, not NaN'],
       [{ maxRetries: -1 }, 'maxRetries must be a whole number of at least 0, not -1'],
       [{ maxRetries: 1.5 }, 'maxRetries must be a whole number of at least 0, not 1.5'],
