@@ -127,6 +127,7 @@ describe.skipIf(!ready && !inCi)(`the Secret Service of gnome-keyring${ready ? '
     expect(r.status.stdout).toContain(`key\tsk-rt-…${t.apiKey.slice(-4)} from the keychain (api_key of profile "default")\nkept in\tthe Secret Service keyring\nchecked\taccepted by GET /v1/key\n`);
     expect(JSON.parse(r.statusJson.stdout)).toMatchObject({ key_store: 'keychain', key_location: 'the Secret Service keyring' });
     expect(r.chat).toMatchObject({ code: 0, stdout: 'from the keychain\n' });
+    expect(r.kit).toEqual({ said: 'from the kit' });
     expect(r.get).toMatchObject({ code: 0, stdout: `sk-rt-…${t.apiKey.slice(-4)}\n` });
     expect(JSON.parse(r.list.stdout).profiles[0]).toMatchObject({ api_key: null, api_key_in: 'keychain' });
 
@@ -139,6 +140,7 @@ describe.skipIf(!ready && !inCi)(`the Secret Service of gnome-keyring${ready ? '
     expect(r.afterUnset).toEqual({ held: 'none', account: null });
 
     expect(r.gone.code).toBe(3);
+    expect(r.kitGone).toMatchObject({ code: 'key_unavailable', message: expect.stringMatching(/^the api_key of profile "default" was kept in the Secret Service keyring, which no longer has it/) });
     expect(r.gone.stderr).toBe('error: the api_key of profile "default" was kept in the Secret Service keyring, which no longer has it: store it again: router login --profile default\n');
     expect(r.relogin.code).toBe(0);
     expect(r.deleteProfile.code).toBe(0);

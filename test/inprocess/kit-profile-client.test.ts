@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AuthenticationError, ConnectionError, ValidationError } from '../../src/client/index.js';
-import { ProfileStore } from '../../src/config/profiles.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { clientFromProfile, KitError, ProfileError } from '../../src/kit/index.js';
 import { runInProcess } from '../support/inprocess.js';
@@ -74,12 +73,8 @@ it("reads a key where the profile keeps it, as router does: its key command's ou
   const e = await refused(clientFromProfile({ env, profile: 'failing' }));
   expect([e instanceof ProfileError, e.code, e.profile]).toEqual([true, 'key_unavailable', 'failing']);
   expect(e.message).toMatch(/api_key_command of profile "failing" failed \(exit 4\)/);
-  // A key the profile keeps in the keychain is read there, whatever ROUTER_KEYCHAIN says (it says where keys are stored):
-  // none here has this entry (no keychain, or none of this account).
-  new ProfileStore('', env).update('kept', { api_key_keychain: `kept/api_key (${join(dir, 'nowhere.json')})`, api_root: emu.apiRoot });
-  const kept = await refused(clientFromProfile({ env, profile: 'kept' }));
-  expect([kept.code, kept.profile]).toEqual(['key_unavailable', 'kept']);
-  expect(kept.message).toMatch(/^the api_key of profile "kept" (is|was) kept in the /);
+  // A key the profile keeps in the keychain: test/e2e/keychain.test.ts, with a real Secret Service (read here, its native
+  // binding would stay loaded in this worker, which key-command.test.ts checks no in-process run does).
 });
 
 it('a profile that does not exist, or has no key, is a ProfileError with its code, no key in its message', async () => {

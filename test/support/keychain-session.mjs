@@ -28,6 +28,17 @@ report.fileHoldsKey = readFileSync(configPath, 'utf8').includes(key);
 report.status = run(['auth', 'status']);
 report.statusJson = run(['auth', 'status', '--json']);
 report.chat = run(['chat', '-m', 'local/echo', 'from the keychain']);
+// The kit's clientFromProfile() reads the same entry, as router chat does; one the keychain lacks: key_unavailable.
+const kit = await import(join(bin, '..', '..', 'dist', 'kit', 'index.js'));
+const kitAsk = async (profile) => {
+  try {
+    const said = (await kit.chatModel(await kit.clientFromProfile({ profile }), 'local/echo').prompt('from the kit')).text;
+    return { said };
+  } catch (err) {
+    return { code: err.code, message: err.message, printedKey: String(err.message).includes(key) };
+  }
+};
+report.kit = await kitAsk('default');
 report.get = run(['config', 'get', 'api_key']);
 report.list = run(['config', 'list', '--json']);
 // A key saved to the file (ROUTER_KEYCHAIN=off), then moved.
@@ -42,6 +53,7 @@ report.afterUnset = { held: await held(old.api_key_keychain), account: profile('
 // The entry removed behind router's back: one line, exit 3.
 await new AsyncEntry('router-cli', stored.api_key_keychain, { linux: { store: 'secret-service' } }).deleteCredential();
 report.gone = run(['auth', 'status']);
+report.kitGone = await kitAsk('default');
 report.relogin = run(['login', '--with-key'], { input: key });
 report.deleteProfile = run(['config', 'delete', 'default']);
 report.afterDelete = { held: await held(profile('default')?.api_key_keychain ?? stored.api_key_keychain) };
