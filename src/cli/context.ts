@@ -41,7 +41,7 @@ export async function connect(io: IO, flags: GlobalFlags, settings: Settings, op
     if (over?.length) io.note(`note: the environment goes before profile "${settings.profile}" for ${over.map((o) => `${o.field} (${o.env})`).join(', ')}: unset ${over.length > 1 ? 'those' : 'it'} to use the profile's`);
   }
   const shared = await import('../config/client-settings.js');
-  const sent = await withKey(io, settings, opts, shared.withSentKey);
+  const sent = await withKey(io, settings, opts);
   settings = sent.settings;
   const key = sent.key;
   io.addSecret(settings.apiKey);
@@ -110,9 +110,9 @@ async function batchPlaces(env: NodeJS.ProcessEnv, root: string, named: string |
  * The settings with the key the command sends read where it lives (a keychain, a key command): only
  * that one, only now (src/config/client-settings.ts). A key that is set but cannot be had is exit 3, one line.
  */
-async function withKey(io: IO, settings: Settings, opts: ConnectOptions, withSentKey: typeof import('../config/client-settings.js').withSentKey) {
+async function withKey(io: IO, settings: Settings, opts: ConnectOptions) {
   try {
-    return await withSentKey(settings, io.env, { management: opts.management, signal: io.interrupt });
+    return await (await import('../config/client-settings.js')).withSentKey(settings, io.env, { management: opts.management, signal: io.interrupt });
   } catch (err) {
     throw err instanceof (await import('../config/key-source.js')).KeyUnavailableError ? new CliError(err.message, EXIT.AUTH) : err;
   }

@@ -6,7 +6,7 @@ import { connectMcp, type McpServer } from './mcp.js';
 import { ToolSourceError, type Tool } from './tool.js';
 import type { McpClientAnswers } from './mcp-client-requests.js';
 import { checkOptions, optionNames } from '../client/option-names.js';
-import { API_TOOL_NAME, API_TOOL_NAME_RULE } from './tool-name.js';
+import { API_TOOL_NAME, API_TOOL_NAME_RULE, apiToolName } from './tool-name.js';
 import { checkTimeout } from './checked-options.js';
 
 /** A tool as the model sees it (a tool declared only, run by the caller, has no `run`). */
@@ -31,8 +31,6 @@ export interface ToolSetOptions extends McpClientAnswers {
   startTimeoutMs?: number | undefined;
   signal?: AbortSignal | undefined;
 }
-
-const apiName = (name: string) => name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
 
 /**
  * From JavaScript, where no compiler says so: each list an array (a string's letters were taken as servers), each tool one
@@ -82,12 +80,12 @@ export class ToolSet {
     const local = [...(opts.tools ?? []), ...set.declared.map((d) => ({ name: d.name }))];
     const fromServers = set.servers.flatMap((s) => s.tools.map((t) => ({ server: s.name, tool: t })));
     const count = new Map<string, number>();
-    for (const n of [...local.map((t) => t.name), ...fromServers.map((f) => apiName(f.tool.name))]) count.set(n, (count.get(n) ?? 0) + 1);
+    for (const n of [...local.map((t) => t.name), ...fromServers.map((f) => apiToolName(f.tool.name))]) count.set(n, (count.get(n) ?? 0) + 1);
     for (const t of opts.tools ?? []) set.tools.set(t.name, t);
     for (const { server, tool } of fromServers) {
-      let name = apiName(tool.name);
-      if ((count.get(name) ?? 0) > 1) name = apiName(`${server}_${tool.name}`);
-      for (let i = 2; set.tools.has(name) || set.declared.some((d) => d.name === name); i++) name = apiName(`${server}${i}_${tool.name}`);
+      let name = apiToolName(tool.name);
+      if ((count.get(name) ?? 0) > 1) name = apiToolName(`${server}_${tool.name}`);
+      for (let i = 2; set.tools.has(name) || set.declared.some((d) => d.name === name); i++) name = apiToolName(`${server}${i}_${tool.name}`);
       set.tools.set(name, { ...tool, name });
     }
     if (!set.tools.size && !set.declared.length) {

@@ -6,6 +6,7 @@ import type { Cap } from './fit.js';
 import { checkOptions, optionNames } from '../../client/option-names.js';
 import { ValidationError } from '../../client/errors.js';
 import { InvalidAmount } from './errors.js';
+import { shownGiven } from '../../internal/shape.js';
 
 /** What a check found: the bound of the call as it will be sent, and what held it. */
 export interface Checked {
@@ -48,7 +49,7 @@ export function checkedOptions(opts: SpendGuardOptions): SpendGuardOptions {
   const { maxCost } = opts as { maxCost?: unknown };
   // Else no cap at all: every comparison with a NaN or a string is false, and so no call is over it.
   if (maxCost !== undefined && !(typeof maxCost === 'number' && Number.isFinite(maxCost) && maxCost >= 0)) {
-    throw new InvalidAmount(`${(opts.words ?? PROGRAM_WORDS).maxCost} is an amount of USD such as 2 or 0.50, got ${typeof maxCost === 'string' ? `"${maxCost}"` : String(maxCost)}`);
+    throw new InvalidAmount(`${(opts.words ?? PROGRAM_WORDS).maxCost} is an amount of USD such as 2 or 0.50, got ${shownGiven(maxCost)}`);
   }
   if (typeof opts.prices !== 'function') throw new ValidationError('new SpendGuard() needs prices, a function of the models\' ids: serviceListPrices(client), or pricesFrom(list) for a model list you keep');
   return opts;
