@@ -1,9 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it, vi } from 'vitest';
 import { gatewayForAll } from '../support/gateway-for-all.js';
+import { SETTLE } from '../support/until.js';
 
 // The relay's chunks under the gateway's model and provider, whatever members the upstream's chunks have.
 /** Whoever waits for the held upstream's next request: given a promise of its connection's close. */
 const heldWaiters: ((got: { closed: Promise<void> }) => void)[] = [];
+/** Whoever waits for the whole upstream's next request: given the function that sends its answer. */
+const wholeWaiters: ((answer: () => void) => void)[] = [];
+const WHOLE_COST = 0.25;
 
 const base = { id: 'gen-odd', object: 'chat.completion.chunk', created: 1 };
 const delta = (content: string) => ({ choices: [{ index: 0, delta: { content }, finish_reason: null }] });
@@ -34,17 +39,22 @@ const gw = gatewayForAll({
       res.write(`data: ${JSON.stringify(upstreamChunks[0])}\n\n`);
       setTimeout(() => res.end(`data: ${JSON.stringify({ ...base, model: 'up-m', ...delta(' second') })}\n\ndata: ${JSON.stringify({ ...base, model: 'up-m', ...delta(' third') })}\n\ndata: {"id":"gen-\n\n`), 20);
     },
-    // A first token (streamed) or nothing (whole), then no more: it waits until the gateway lets it go.
-    held: (_req, res, body) => {
+    // A first token (streamed), then no more: it waits until the gateway lets it go.
+    held: (_req, res) => {
       const closed = new Promise<void>((resolve) => res.on('close', () => resolve()));
-      if (body.stream) {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.write(`data: ${JSON.stringify(upstreamChunks[0])}\n\n`);
-      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify(upstreamChunks[0])}\n\n`);
       heldWaiters.shift()?.({ closed });
     },
+    // Nothing until the test lets it answer (whole): then an answer its usage prices at WHOLE_COST.
+    whole: (_req, res) => {
+      wholeWaiters.shift()?.(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ id: 'gen-whole', object: 'chat.completion', created: 1, model: 'up-m', choices: [{ index: 0, message: { role: 'assistant', content: 'late' }, finish_reason: 'stop' }], usage: { prompt_tokens: 2, completion_tokens: 1, total_tokens: 3, cost: WHOLE_COST } }));
+      });
+    },
   },
-  providers: (urls) => `providers:\n  - { name: odd, base_url: "${urls.odd}", models: { test/odd: up-m } }\n  - { name: torn, base_url: "${urls.torn}", models: { test/torn: up-m } }\n  - { name: held, base_url: "${urls.held}", models: { test/held: up-m } }\n`,
+  providers: (urls) => `providers:\n  - { name: odd, base_url: "${urls.odd}", models: { test/odd: up-m } }\n  - { name: torn, base_url: "${urls.torn}", models: { test/torn: up-m } }\n  - { name: held, base_url: "${urls.held}", models: { test/held: up-m } }\n  - { name: whole, base_url: "${urls.whole}", models: { test/whole: up-m } }\n`,
 });
 
 describe('a relayed stream', () => {
@@ -81,18 +91,34 @@ describe('a relayed stream', () => {
     expect(gw.gateway.store.balance(gw.gateway.store.findKey(gw.apiKey)!.workspace)).toBe(before);
   });
 
-  it.each([true, false])('lets the upstream go when the caller hangs up before the end (streamed: %s)', async (stream) => {
+  it('lets the upstream go when the caller hangs up before the end of a stream', async () => {
     const arrived = new Promise<{ closed: Promise<void> }>((resolve) => heldWaiters.push(resolve));
     const caller = new AbortController();
-    const answer = fetch(`${gw.gateway.apiRoot}/v1/chat/completions`, { method: 'POST', signal: caller.signal, headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/held', stream, messages: [{ role: 'user', content: 'hi' }] }) });
+    const answer = fetch(`${gw.gateway.apiRoot}/v1/chat/completions`, { method: 'POST', signal: caller.signal, headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/held', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
     const { closed: upstreamClosed } = await arrived;
-    if (stream) {
-      const first = await (await answer).body!.getReader().read();
-      expect(new TextDecoder().decode(first.value)).toContain('ROUTER PROCESSING');
-    }
+    const first = await (await answer).body!.getReader().read();
+    expect(new TextDecoder().decode(first.value)).toContain('ROUTER PROCESSING');
     caller.abort();
     await answer.then((r) => r.text()).catch(() => undefined);
     // Without the gateway letting go, the upstream would wait for its timeout (minutes): the test's own fails first.
     await upstreamClosed;
+  });
+
+  // The upstream bills a whole answer in full, and so does the service: the gateway reads it to its end (bounded by the
+  // provider's timeout_ms) and charges it, though its caller is gone (docs/gateway.md, Hang-ups).
+  it('reads a whole answer to its end after its caller hangs up, and charges it', async () => {
+    const workspace = gw.gateway.store.findKey(gw.apiKey)!.workspace;
+    const before = gw.gateway.store.balance(workspace);
+    const arrived = new Promise<() => void>((resolve) => wholeWaiters.push(resolve));
+    const gatewayHeardCallerGo = new Promise((resolve) => gw.gateway.server.once('request', (_req, res: ServerResponse) => res.once('close', resolve)));
+    const caller = new AbortController();
+    const answer = fetch(`${gw.gateway.apiRoot}/v1/chat/completions`, { method: 'POST', signal: caller.signal, headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/whole', messages: [{ role: 'user', content: 'hi' }] }) });
+    const sendAnswer = await arrived;
+    caller.abort();
+    await expect(answer).rejects.toThrow();
+    await gatewayHeardCallerGo;
+    expect(gw.gateway.store.balance(workspace)).toBe(before);
+    sendAnswer();
+    await vi.waitFor(() => expect(gw.gateway.store.balance(workspace)).toBeCloseTo(before - WHOLE_COST, 9), SETTLE);
   });
 });
