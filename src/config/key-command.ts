@@ -14,6 +14,8 @@ export class KeyCommandError extends Error {
 
 /** More than any key: a command that prints this much is not printing a key. */
 const MAX_OUTPUT = 64 * 1024;
+/** Characters of a key command's stderr read for its last line (the rest is not said). */
+const ERR_BOUND = 4096;
 
 /** The variables a key command does not get: every ROUTER_…KEY… (the keys router was given). */
 export function keyCommandEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -46,9 +48,12 @@ export function runKeyCommand(command: string, from: string, env: NodeJS.Process
         child.kill('SIGTERM');
       } else out.push(c);
     });
-    child.stderr.on('data', (c: Buffer) => {
-      if (errText.length < 4096) errText += c.toString('utf8');
-      else errCut = true;
+    // Bounded by characters, not by reads: one read (a busy process reads late) may hold the lines past the bound.
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (text: string) => {
+      const room = ERR_BOUND - errText.length;
+      if (room > 0) errText += text.slice(0, room);
+      if (text.length > room) errCut = true;
     });
     child.on('error', (err) => {
       signal?.removeEventListener('abort', onAbort);

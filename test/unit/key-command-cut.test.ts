@@ -12,3 +12,11 @@ it("a key command's stderr past its bound: the line the bound cut is not said", 
   expect(said).toMatch(/^api_key_command failed \(exit 1\)/);
   expect(said).not.toContain(KEY.slice(0, 10));
 });
+
+// Read late (a busy process), the lines past the bound came in the same read as the bound's: they were said whole.
+it("a key command's stderr past its bound in one read: nothing past the bound is said", async () => {
+  const command = `printf '%4100s\\nError: bad key ${KEY}\\n' x >&2; exit 1`;
+  const said = await runKeyCommand(command, 'api_key_command', { PATH: process.env.PATH }).then(() => '', (err: Error) => err.message);
+  expect(said).toMatch(/^api_key_command failed \(exit 1\)/);
+  expect(said).not.toContain(KEY.slice(0, 10));
+});
