@@ -112,7 +112,7 @@ export async function clientFromProfile(opts: ProfileClientOptions = {}): Promis
  */
 function checkProfileOptions(opts: unknown): asserts opts is ProfileClientOptions {
   if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) {
-    const given = typeof opts === 'string' ? `: a profile's name goes as { profile: ${JSON.stringify(opts)} }` : `, not ${opts === null ? 'null' : Array.isArray(opts) ? 'a list' : typeof opts}`;
+    const given = typeof opts === 'string' ? `: a profile's name goes as { profile: ${JSON.stringify(opts)} }` : `, not ${shownGiven(opts)}`;
     throw new ValidationError(`clientFromProfile() takes an object of options${given}`);
   }
   checkOptions('clientFromProfile()', opts, OPTIONS);
