@@ -5,7 +5,7 @@
  */
 import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, isModelId, MODEL_ID_MAX, MODEL_ID_SYNTAX } from '../client/facts.js';
 import { invalid, type BatchErrorData } from './errors.js';
-import { shownGiven } from '../internal/shape.js';
+import { isRecord, shownGiven } from '../internal/shape.js';
 import type { JobRecord } from './job/store.js';
 
 function wholeIn(name: string, value: number | undefined, min: number, max: number): void {
@@ -21,7 +21,7 @@ function secondsAbove(name: string, value: number | undefined, min: number, incl
 /** What shapes a job: the endpoint and the limits of each batch. */
 export function checkPlanOptions(o: { endpoint?: string; model?: string; maxRequests?: number; maxBytes?: number }): void {
   if (o.model !== undefined && o.model.length > MODEL_ID_MAX) throw invalid(`model is ${o.model.length} characters long: a model id has at most ${MODEL_ID_MAX}`);
-  if (o.model !== undefined && !isModelId(o.model)) throw invalid(`model must look like ${MODEL_ID_SYNTAX}, not ${JSON.stringify(o.model)}`);
+  if (o.model !== undefined && !isModelId(o.model)) throw invalid(`model must look like ${MODEL_ID_SYNTAX}, not ${shownGiven(o.model)}`);
   if (o.endpoint !== undefined && !(BATCH_ENDPOINTS as readonly string[]).includes(o.endpoint)) throw invalid(`endpoint ${JSON.stringify(o.endpoint)} is not a batch endpoint (${BATCH_ENDPOINTS.join(', ')})`);
   wholeIn('maxRequests', o.maxRequests, 1, BATCH_MAX_REQUESTS);
   wholeIn('maxBytes', o.maxBytes, 1, BATCH_MAX_BYTES);
@@ -33,8 +33,8 @@ export function checkDriveOptions(o: { interval?: number; offlineTimeout?: numbe
   secondsAbove('offlineTimeout', o.offlineTimeout, 0, true);
   const r = o.results as { write?: unknown; format?: unknown } | undefined;
   if (r === undefined) return;
-  if (typeof r !== 'object' || r === null || typeof r.write !== 'function') throw invalid(`results must be { write, format }, write a function that takes each piece of the results, not ${typeof r === 'string' ? JSON.stringify(r) : typeof r === 'object' && r ? 'an object without one' : typeof r}`);
-  if (r.format !== undefined && !['results', 'numbered', 'joined'].includes(r.format as string)) throw invalid(`results.format must be results, numbered or joined, not ${JSON.stringify(r.format)}`);
+  if (typeof r !== 'object' || r === null || typeof r.write !== 'function') throw invalid(`results must be { write, format }, write a function that takes each piece of the results, not ${isRecord(r) ? 'an object without one' : shownGiven(r)}`);
+  if (r.format !== undefined && !['results', 'numbered', 'joined'].includes(r.format as string)) throw invalid(`results.format must be results, numbered or joined, not ${shownGiven(r.format)}`);
 }
 
 type PlanOption = Extract<BatchErrorData, { about: 'resume_with_plan' }>['option'];

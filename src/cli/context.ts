@@ -36,9 +36,7 @@ export async function connect(io: IO, flags: GlobalFlags, settings: Settings, op
   checkedDefault(settings, 'model');
   if (!told.has(io)) {
     told.add(io);
-    for (const line of (await import('./flags/env-names.js')).mistypedEnv(io.env)) io.note(line);
-    const over = settings.overridden;
-    if (over?.length) io.note(`note: the environment goes before profile "${settings.profile}" for ${over.map((o) => `${o.field} (${o.env})`).join(', ')}: unset ${over.length > 1 ? 'those' : 'it'} to use the profile's`);
+    for (const line of (await import('../config/env-names.js')).settingsNotes(settings, io.env)) io.note(line);
   }
   const shared = await import('../config/client-settings.js');
   const sent = await withKey(io, settings, opts);
@@ -50,7 +48,7 @@ export async function connect(io: IO, flags: GlobalFlags, settings: Settings, op
   await hideKnownKeys(io);
   if (!key) {
     throw new CliError(
-      `no API key for profile "${settings.profile}": set ROUTER_API_KEY, or run "router login"${(await import('./flags/env-names.js')).otherToolsKey(io.env)}`,
+      `no API key for profile "${settings.profile}": set ROUTER_API_KEY, or run "router login"${(await import('./flags/other-tools-key.js')).otherToolsKey(io.env)}`,
       EXIT.AUTH,
     );
   }

@@ -41,7 +41,7 @@ export async function readKey(from: Extract<Source, { kind: 'keychain' | 'comman
   const again = `store it again: router login --profile ${from.name}`;
   let key: string | undefined;
   try {
-    key = await keychainGet(from.account, signal);
+    key = await keychainGet(from.account, env, signal);
   } catch (err) {
     if (!(err instanceof KeychainError)) throw err;
     throw new KeyUnavailableError(`the ${from.field} of profile "${from.name}" is kept in ${keychainName()}, which cannot be read: ${err.message} (export ROUTER_${from.field.toUpperCase()} for this run, or ${again})`);

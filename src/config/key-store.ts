@@ -20,12 +20,12 @@ export async function saveKey(store: ProfileStore, profile: string, field: KeyFi
   if (!keychainOff(env)) {
     const account = keychainAccount(profile, field, store.path);
     try {
-      await (await import('./keychain.js')).keychainSet(account, key, signal);
+      await (await import('./keychain.js')).keychainSet(account, key, env, signal);
       const old = store.get(profile)?.[`${field}_keychain`];
       // What lets every run hide the key without reading the keychain (docs/keys.md).
       const mark = (await import('../internal/key-marks.js')).makeKeyMark(key);
       store.update(profile, { [field]: undefined, [`${field}_keychain`]: account, [`${field}_keychain_mark`]: mark });
-      if (old && old !== account) await forgetEntry(old);
+      if (old && old !== account) await forgetEntry(old, env);
       return { where: 'keychain', place: keychainName() };
     } catch (err) {
       if (!(err instanceof KeychainError)) throw err;
@@ -34,21 +34,21 @@ export async function saveKey(store: ProfileStore, profile: string, field: KeyFi
   }
   const old = store.get(profile)?.[`${field}_keychain`];
   store.update(profile, { [field]: key, [`${field}_keychain`]: undefined, [`${field}_keychain_mark`]: undefined });
-  if (old) await forgetEntry(old);
+  if (old) await forgetEntry(old, env);
   return { where: 'file', place: store.path, why };
 }
 
 /** Removes a key of a profile wherever it is kept (the file, the keychain); a keychain entry that cannot be removed is said in the result. */
-export async function forgetKey(store: ProfileStore, profile: string, field: KeyField): Promise<string | undefined> {
+export async function forgetKey(store: ProfileStore, profile: string, field: KeyField, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   const account = store.get(profile)?.[`${field}_keychain`];
   store.update(profile, { [field]: undefined, [`${field}_keychain`]: undefined, [`${field}_keychain_mark`]: undefined });
-  return account ? forgetEntry(account) : undefined;
+  return account ? forgetEntry(account, env) : undefined;
 }
 
-/** Removes a keychain entry; what went wrong, if anything. */
-export async function forgetEntry(account: string): Promise<string | undefined> {
+/** Removes a keychain entry, on the keychain `env` names; what went wrong, if anything. */
+export async function forgetEntry(account: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   try {
-    await (await import('./keychain.js')).keychainDelete(account);
+    await (await import('./keychain.js')).keychainDelete(account, env);
     return undefined;
   } catch (err) {
     return `could not remove the keychain entry "${account}": ${(err as Error).message}`;

@@ -6,6 +6,7 @@
 import { firstWholeWords } from '../internal/key-safe-cut.js';
 import { isBlank } from '../internal/blank.js';
 import { busSilence } from './bus-answers.js';
+import type { KeychainCall } from './keychain-child.js';
 
 /** The service every entry of router is filed under; the account names the profile, the key and the config file. */
 export const KEYCHAIN_SERVICE = 'router-cli';
@@ -35,12 +36,16 @@ export function keychainAccount(profile: string, field: string, configPath: stri
 
 type Entry = import('@napi-rs/keyring').AsyncEntry;
 
-async function entry(account: string, signal?: AbortSignal): Promise<Entry> {
+/**
+ * The entry in this process, or undefined where the call goes to a child of `env` (./keychain-child.ts): on Linux, when
+ * `env` names another D-Bus session than this process's (the one the binding reads). A session that does not answer is refused first.
+ */
+async function entry(account: string, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<Entry | undefined> {
   if (process.platform === 'linux') {
-    // The binding reads the bus address from this process's environment, as this does.
-    const silent = await busSilence(process.env.DBUS_SESSION_BUS_ADDRESS, signal);
+    const silent = await busSilence(env.DBUS_SESSION_BUS_ADDRESS, signal);
     if (silent) throw new KeychainError(silent);
     signal?.throwIfAborted();
+    if (env.DBUS_SESSION_BUS_ADDRESS !== process.env.DBUS_SESSION_BUS_ADDRESS) return undefined;
   }
   let binding: typeof import('@napi-rs/keyring');
   try {
@@ -56,34 +61,32 @@ async function entry(account: string, signal?: AbortSignal): Promise<Entry> {
   }
 }
 
-/** Stores `secret` under `account`; a KeychainError says why it could not. */
-export async function keychainSet(account: string, secret: string, signal?: AbortSignal): Promise<void> {
-  const e = await entry(account, signal);
+/** `call` on the entry of `account`, in this process or a child of `env`; the binding's failure as a KeychainError saying why. */
+async function onEntry<T>(account: string, env: NodeJS.ProcessEnv, signal: AbortSignal | undefined, call: KeychainCall, here: (e: Entry) => Promise<T>): Promise<T> {
+  const e = await entry(account, env, signal);
   try {
-    await e.setPassword(secret, signal);
+    if (e) return await here(e);
+    return (await (await import('./keychain-child.js')).keychainInChild(KEYCHAIN_SERVICE, account, call, env, signal)) as T;
   } catch (err) {
+    // Stopped: the signal's reason, as a key command stopped rejects (./key-command.ts).
+    if (signal?.aborted) throw signal.reason;
     throw new KeychainError(why(err));
   }
+}
+
+/** Stores `secret` under `account`, on the keychain `env` names; a KeychainError says why it could not. */
+export async function keychainSet(account: string, secret: string, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<void> {
+  await onEntry(account, env, signal, { op: 'set', secret }, (e) => e.setPassword(secret, signal));
 }
 
 /** The secret under `account`, or undefined when there is none. */
-export async function keychainGet(account: string, signal?: AbortSignal): Promise<string | undefined> {
-  const e = await entry(account, signal);
-  try {
-    return (await e.getPassword(signal)) ?? undefined;
-  } catch (err) {
-    throw new KeychainError(why(err));
-  }
+export async function keychainGet(account: string, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<string | undefined> {
+  return (await onEntry<string | null | undefined>(account, env, signal, { op: 'get' }, (e) => e.getPassword(signal))) ?? undefined;
 }
 
 /** Removes the entry; false when there was none. */
-export async function keychainDelete(account: string, signal?: AbortSignal): Promise<boolean> {
-  const e = await entry(account, signal);
-  try {
-    return await e.deleteCredential(signal);
-  } catch (err) {
-    throw new KeychainError(why(err));
-  }
+export async function keychainDelete(account: string, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<boolean> {
+  return onEntry(account, env, signal, { op: 'delete' }, (e) => e.deleteCredential(signal));
 }
 
 /**

@@ -11,6 +11,7 @@ import { AttachmentError } from './errors.js';
 import { nounFor } from '../internal/counted.js';
 import { checkOptions, optionNames } from '../client/option-names.js';
 import { ValidationError } from '../client/errors.js';
+import { shownGiven } from '../internal/shape.js';
 
 /**
  * The largest attachment sent (before base64): 20 MiB, the image size OpenAI-compatible
@@ -101,7 +102,7 @@ export async function attachmentFromBytes(bytes: Uint8Array, opts: BytesOptions 
   checkOptions('attachmentFromBytes()', opts, BYTES_OPTIONS);
   const source = opts.source ?? opts.filename ?? 'attachment';
   // From JavaScript: else node's TypeError ("The first argument must be of type string … Received undefined").
-  if (!(bytes instanceof Uint8Array)) throw new ValidationError(`attachmentFromBytes() takes bytes (a Buffer or a Uint8Array), not ${typeof bytes === 'string' ? 'a string: Buffer.from(text)' : typeof bytes}`);
+  if (!(bytes instanceof Uint8Array)) throw new ValidationError(`attachmentFromBytes() takes bytes (a Buffer or a Uint8Array), not ${typeof bytes === 'string' ? 'a string: Buffer.from(text)' : shownGiven(bytes)}`);
   const data = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // Blank lines are nothing to read either (a pipe from a command that printed no text).
   if (onlyBlanks(data)) throw new AttachmentError('empty', source, source === '-' ? blankInput(data) : blankInput(data, 'the file'));

@@ -12,7 +12,7 @@ import { profilesPath } from '../config/profile-file.js';
 import { withFileLock } from '../internal/with-file-lock.js';
 import { readLocalText } from '../internal/local-file.js';
 import { makeDir } from '../internal/make-dir.js';
-import { isRecord } from '../internal/shape.js';
+import { isRecord, shownGiven } from '../internal/shape.js';
 import { keptFileWhy } from '../internal/named-input.js';
 import { writeWhole } from '../internal/write-whole.js';
 import type { ClientOptions, RouterClient } from '../client/index.js';
@@ -69,10 +69,15 @@ export interface ProfileClientOptions extends Omit<ClientOptions, 'keyless'> {
   management?: boolean | undefined;
   /** Stops reading a key from the keychain or a key command. */
   signal?: AbortSignal | undefined;
+  /**
+   * Hears the notes router prints on stderr as it reads these settings, word for word: a `ROUTER_*` variable it does not
+   * read that is close to one it does, a variable that goes before the profile named. Without it, nothing is said.
+   */
+  onNote?: ((message: string) => void) | undefined;
 }
 
 const OPTIONS = optionNames<ProfileClientOptions>()({
-  profile: 1, env: 1, management: 1, signal: 1, apiKey: 1, apiRoot: 1, timeoutMs: 1, maxRetries: 1, userAgent: 1, headers: 1, onRetry: 1, onPlainHttp: 1, dispatcher: 1, proxy: 1,
+  profile: 1, env: 1, management: 1, signal: 1, onNote: 1, apiKey: 1, apiRoot: 1, timeoutMs: 1, maxRetries: 1, userAgent: 1, headers: 1, onRetry: 1, onPlainHttp: 1, dispatcher: 1, proxy: 1,
 });
 
 /**
@@ -82,10 +87,11 @@ const OPTIONS = optionNames<ProfileClientOptions>()({
  */
 export async function clientFromProfile(opts: ProfileClientOptions = {}): Promise<RouterClient> {
   checkProfileOptions(opts);
-  const { profile, env = process.env, management, signal, apiKey, apiRoot, headers, proxy, ...rest } = opts;
+  const { profile, env = process.env, management, signal, onNote, apiKey, apiRoot, headers, proxy, ...rest } = opts;
   const [{ resolveSettings, checkApiRoot }, shared, { RouterClient, DEFAULT_API_ROOT }] = await Promise.all([import('../config/settings.js'), import('../config/client-settings.js'), import('../client/index.js')]);
   try {
     const settings = await resolveSettings({ profile, apiRoot: apiRoot === undefined ? undefined : checkApiRoot(apiRoot, 'apiRoot'), apiKey }, env);
+    if (onNote) for (const line of await notesOf(settings, env, !!management)) onNote(line);
     const sent = await shared.withSentKey(settings, env, { management, signal }).catch(async (err: unknown) => {
       // Only a key read from a keychain or a key command fails here: key-source.js is loaded already.
       throw err instanceof (await import('../config/key-source.js')).KeyUnavailableError ? new ProfileError('key_unavailable', err.message, settings.profile, { cause: err }) : err;
@@ -106,14 +112,24 @@ export async function clientFromProfile(opts: ProfileClientOptions = {}): Promis
  */
 function checkProfileOptions(opts: unknown): asserts opts is ProfileClientOptions {
   if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) {
-    const given = typeof opts === 'string' ? `: a profile's name goes as { profile: ${JSON.stringify(opts)} }` : `, not ${opts === null ? 'null' : Array.isArray(opts) ? 'a list' : typeof opts}`;
+    const given = typeof opts === 'string' ? `: a profile's name goes as { profile: ${JSON.stringify(opts)} }` : `, not ${shownGiven(opts)}`;
     throw new ValidationError(`clientFromProfile() takes an object of options${given}`);
   }
   checkOptions('clientFromProfile()', opts, OPTIONS);
-  const { profile } = opts as ProfileClientOptions;
+  const { profile, onNote } = opts as ProfileClientOptions;
+  if (onNote !== undefined && typeof onNote !== 'function') throw new ValidationError(`clientFromProfile() onNote must be a function that takes each note, not ${shownGiven(onNote)}`);
   if (profile !== undefined && (typeof profile !== 'string' || !profile)) {
-    throw new ValidationError(`clientFromProfile() profile must be a profile's name${typeof profile === 'string' ? ', not empty (without it, the current profile is used)' : `, not ${JSON.stringify(profile) ?? typeof profile}`}`);
+    throw new ValidationError(`clientFromProfile() profile must be a profile's name${typeof profile === 'string' ? ', not empty (without it, the current profile is used)' : `, not ${shownGiven(profile)}`}`);
   }
+}
+
+/** The settings a client of the profile is made with: a variable that goes before another (a model, a budget) is the CLI's note only. */
+const CLIENT_FIELDS = ['api_key', 'api_root', 'app_url', 'app_title', 'app_categories'];
+
+/** The notes `router` says as it connects with these settings (src/config/env-names.ts), of the settings a client is made with. */
+async function notesOf(settings: import('../config/settings.js').Settings, env: NodeJS.ProcessEnv, management: boolean): Promise<string[]> {
+  const overridden = settings.overridden?.filter((o) => CLIENT_FIELDS.includes(o.field) || (management && o.field === 'management_key'));
+  return (await import('../config/env-names.js')).settingsNotes({ profile: settings.profile, overridden: overridden?.length ? overridden : undefined }, env);
 }
 
 /** A settings error as a ProfileError of its code; any other error (an abort, a ProfileError) as it is. */

@@ -5,6 +5,7 @@
  */
 import type { RouterClient } from '../client/index.js';
 import { ValidationError } from '../client/errors.js';
+import { shownGiven } from '../internal/shape.js';
 import type { ChatMessage } from '../client/types.js';
 import { ConversationStore, newConversationRecord, type ConversationRecord } from './conversation-store.js';
 import { ConversationError } from './errors.js';
@@ -82,7 +83,7 @@ export class ChatModel {
  */
 export function chatModel(client: RouterClient, id: string, opts: ChatModelOptions = {}): ChatModel {
   checkOptions('chatModel()', opts, MODEL_OPTIONS);
-  if (typeof id !== 'string' || !id.trim()) throw new ValidationError(`chatModel() takes a model id or alias after the client, as chatModel(client, 'local/echo'), not ${id === '' ? 'an empty string' : typeof id === 'string' ? 'blanks' : String(id)}`);
+  if (typeof id !== 'string' || !id.trim()) throw new ValidationError(`chatModel() takes a model id or alias after the client, as chatModel(client, 'local/echo'), not ${id === '' ? 'an empty string' : typeof id === 'string' ? 'blanks' : shownGiven(id)}`);
   const env = opts.env ?? process.env;
   return new ChatModel(client, resolveModel(id, env) ?? id, env);
 }

@@ -19,6 +19,7 @@ import type { SchemaValue } from './schema-type.js';
 import { counted } from '../internal/counted.js';
 import { checkOptions, optionNames } from '../client/option-names.js';
 import { ValidationError } from '../client/errors.js';
+import { shownGiven } from '../internal/shape.js';
 import { checkAttachments, checkCounts, checkTimeout } from './checked-options.js';
 
 /** The names of PromptOptions' members, checked against it both ways (a new option is a name here too). */
@@ -118,8 +119,8 @@ export async function promptTurn(client: RouterClient, model: string, history: C
   checkTimeout('prompt()', opts, 'toolTimeoutMs');
   checkAttachments('prompt()', opts.attachments);
   // Else sent, and refused by the service (a 400: content must be a string or parts).
-  if (typeof prompt !== 'string') throw new ValidationError(`prompt() takes its prompt as a string, not ${prompt === undefined ? 'nothing' : typeof prompt}`);
-  if (opts.system !== undefined && typeof opts.system !== 'string') throw new ValidationError(`prompt() system must be a string, not ${typeof opts.system}`);
+  if (typeof prompt !== 'string') throw new ValidationError(`prompt() takes its prompt as a string, not ${prompt === undefined ? 'nothing' : shownGiven(prompt)}`);
+  if (opts.system !== undefined && typeof opts.system !== 'string') throw new ValidationError(`prompt() system must be a string, not ${shownGiven(opts.system)}`);
   // Else a single tool, not in [ ], was left out: the model answered without it.
   if (opts.tools !== undefined && !Array.isArray(opts.tools) && !(opts.tools instanceof ToolSet)) throw new ValidationError('prompt() tools must be an array of tools or a ToolSet: put a single tool in [ ]');
   const given: unknown = opts.schema;

@@ -8,6 +8,7 @@ import type { McpClientAnswers } from './mcp-client-requests.js';
 import { checkOptions, optionNames } from '../client/option-names.js';
 import { API_TOOL_NAME, API_TOOL_NAME_RULE, apiToolName } from './tool-name.js';
 import { checkTimeout } from './checked-options.js';
+import { shownGiven } from '../internal/shape.js';
 
 /** A tool as the model sees it (a tool declared only, run by the caller, has no `run`). */
 export interface ToolDeclaration {
@@ -41,17 +42,17 @@ function checkShape(opts: ToolSetOptions): void {
   const invalid = (why: string) => new ToolSourceError(`ToolSet.open() ${why}`, 'invalid');
   for (const key of ['tools', 'declared', 'mcp', 'roots'] as const) {
     const v: unknown = opts[key];
-    if (v !== undefined && !Array.isArray(v)) throw invalid(`${key} must be an array, not ${typeof v === 'string' ? JSON.stringify(v) : typeof v}${key === 'mcp' ? ": mcp: ['mcp-server-everything stdio']" : ''}`);
+    if (v !== undefined && !Array.isArray(v)) throw invalid(`${key} must be an array, not ${shownGiven(v)}${key === 'mcp' ? ": mcp: ['mcp-server-everything stdio']" : ''}`);
   }
   checkTimeout('ToolSet.open()', opts, 'startTimeoutMs');
-  for (const [i, spec] of (opts.mcp ?? []).entries()) if (typeof spec !== 'string') throw invalid(`mcp[${i}] must be a command line or an http(s) URL, not ${typeof spec}`);
+  for (const [i, spec] of (opts.mcp ?? []).entries()) if (typeof spec !== 'string') throw invalid(`mcp[${i}] must be a command line or an http(s) URL, not ${shownGiven(spec)}`);
   for (const [i, t] of (opts.tools ?? []).entries()) {
     if (typeof t?.name !== 'string' || typeof t.run !== 'function') throw invalid(`tools[${i}]${typeof t?.name === 'string' ? ` (${t.name})` : ''} is no tool: make it with functionTool() or commandTool(), or give it as declared (ToolSet.open({ declared })) for the caller to run`);
   }
   const names = new Set<string>();
   for (const t of [...(opts.tools ?? []), ...(opts.declared ?? [])]) {
     const name: unknown = t?.name;
-    if (typeof name !== 'string' || !API_TOOL_NAME.test(name)) throw invalid(`tool name ${JSON.stringify(name)}: ${API_TOOL_NAME_RULE}`);
+    if (typeof name !== 'string' || !API_TOOL_NAME.test(name)) throw invalid(`tool name ${shownGiven(name)}: ${API_TOOL_NAME_RULE}`);
     if (names.has(name)) throw invalid(`two tools are named ${name}: a call names its tool, and could not tell them apart`);
     names.add(name);
   }

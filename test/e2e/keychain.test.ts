@@ -128,6 +128,9 @@ describe.skipIf(!ready && !inCi)(`the Secret Service of gnome-keyring${ready ? '
     expect(JSON.parse(r.statusJson.stdout)).toMatchObject({ key_store: 'keychain', key_location: 'the Secret Service keyring' });
     expect(r.chat).toMatchObject({ code: 0, stdout: 'from the keychain\n' });
     expect(r.kit).toEqual({ said: 'from the kit' });
+    expect(r.kitBusless).toMatchObject({ code: 'key_unavailable', message: expect.stringContaining('which cannot be read: no D-Bus session: DBUS_SESSION_BUS_ADDRESS is not set'), printedKey: false });
+    // A program whose own environment has no session, given one in env: the key read there (in a child of that env).
+    expect(r.kitEnvBus).toEqual({ code: 0, stdout: 'from the env given', printedKey: false });
     expect(r.get).toMatchObject({ code: 0, stdout: `sk-rt-…${t.apiKey.slice(-4)}\n` });
     expect(JSON.parse(r.list.stdout).profiles[0]).toMatchObject({ api_key: null, api_key_in: 'keychain' });
 

@@ -44,6 +44,11 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
     // Were taken: the batches ran (and were paid for), then "TypeError: write is not a function".
     ['results given as a path', { results: 'out.jsonl' as never, watch: true }, /^results must be \{ write, format \}, write a function that takes each piece of the results, not "out\.jsonl"$/],
     ['results without write', { results: { format: 'numbered' } as never, watch: true }, /^results must be .* not an object without one$/],
+    // Were "not object" (null), "not number" (5), "not an object without one" (a list), the format's JSON: now as every check names them.
+    ['results null', { results: null as never, watch: true }, /^results must be .* not null$/],
+    ['results 5', { results: 5 as never, watch: true }, /^results must be .* not 5$/],
+    ['results a list', { results: [] as never, watch: true }, /^results must be .* not an array$/],
+    ['results.format a list', { results: { write: () => undefined, format: ['numbered'] as never }, watch: true }, /^results\.format must be results, numbered or joined, not an array$/],
     ['results in a format there is none of', { results: { write: () => undefined, format: 'csv' as never }, watch: true }, /^results\.format must be results, numbered or joined, not "csv"$/],
   ];
 

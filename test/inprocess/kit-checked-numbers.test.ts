@@ -65,9 +65,9 @@ it("a prompt or system that is no string is refused before it is sent", async ()
   const model = chatModel(client, 'local/echo');
   const before = sentChats();
   // Was sent: the service's 400 ("messages[0].content must be a string or an array of parts"); undefined went as "".
-  await expect(refusal(model.prompt(42 as unknown as string))).resolves.toMatchObject({ name: 'ValidationError', message: 'prompt() takes its prompt as a string, not number' });
+  await expect(refusal(model.prompt(42 as unknown as string))).resolves.toMatchObject({ name: 'ValidationError', message: 'prompt() takes its prompt as a string, not 42' });
   await expect(refusal(model.prompt(undefined as unknown as string))).resolves.toMatchObject({ message: 'prompt() takes its prompt as a string, not nothing' });
-  await expect(refusal(model.conversation().prompt('hi', { system: 5 as unknown as string }))).resolves.toMatchObject({ message: 'prompt() system must be a string, not number' });
+  await expect(refusal(model.conversation().prompt('hi', { system: 5 as unknown as string }))).resolves.toMatchObject({ message: 'prompt() system must be a string, not 5' });
   expect(sentChats()).toBe(before);
 });
 
@@ -112,7 +112,7 @@ it('ToolSet.open() refuses what is no list, no tool or no name the API takes, be
   const bad: [unknown, RegExp][] = [
     // Was "MCP server m: could not start": the string's letters taken as servers.
     [{ mcp: 'mcp-server-everything stdio' }, /^ToolSet\.open\(\) mcp must be an array, not "mcp-server-everything stdio": mcp: \['mcp-server-everything stdio'\]$/],
-    [{ tools: add }, /^ToolSet\.open\(\) tools must be an array, not object$/],
+    [{ tools: add }, /^ToolSet\.open\(\) tools must be an array, not an object$/],
     [{ tools: [add], roots: '/tmp' }, /^ToolSet\.open\(\) roots must be an array/],
     [{ tools: [functionTool('get weather!', { type: 'object', properties: {} }, () => 1)] }, /^ToolSet\.open\(\) tool name "get weather!": a tool's name is 1 to 64 letters/],
     [{ tools: [add, add] }, /^ToolSet\.open\(\) two tools are named add: /],
@@ -158,4 +158,24 @@ it('chatModel() without a model id is a ValidationError naming what it takes, no
   expect(chatModel(client, 'local/echo').id).toBe('local/echo');
   // What the kit throws, a program importing only router-cli/kit can name.
   expect(KitValidationError).toBe(ValidationError);
+});
+
+it('a value given where another kind goes is named one way everywhere (shownGiven): a string quoted, null, an array, an object, a function', async () => {
+  const add = functionTool('add', { type: 'object', properties: {} }, () => 1);
+  const open = async (opts: unknown) => ((await refusal(ToolSet.open(opts as ToolSetOptions))) as Error).message;
+  // Were "not object" for null, "not number" for 5, a string unquoted or an array's JSON: each check its own way.
+  expect(await open({ tools: [add], mcp: null })).toBe("ToolSet.open() mcp must be an array, not null: mcp: ['mcp-server-everything stdio']");
+  expect(await open({ tools: [add], roots: { path: '/tmp' } })).toBe('ToolSet.open() roots must be an array, not an object');
+  expect(await open({ tools: () => add })).toBe('ToolSet.open() tools must be an array, not a function');
+  expect(await open({ mcp: [5] })).toBe('ToolSet.open() mcp[0] must be a command line or an http(s) URL, not 5');
+  expect(await open({ mcp: [['mcp-server-everything', 'stdio']] })).toBe('ToolSet.open() mcp[0] must be a command line or an http(s) URL, not an array');
+  expect(await open({ declared: [{ name: 7 }] })).toMatch(/^ToolSet\.open\(\) tool name 7: /);
+  expect(await open({ tools: [add], startTimeoutMs: '100' })).toMatch(/^ToolSet\.open\(\) startTimeoutMs must be .*, not "100"$/);
+  const model = chatModel(client, 'local/echo');
+  expect(((await refusal(model.prompt(null as unknown as string))) as Error).message).toBe('prompt() takes its prompt as a string, not null');
+  expect(((await refusal(model.prompt('hi', { system: ['be brief'] as unknown as string }))) as Error).message).toBe('prompt() system must be a string, not an array');
+  expect(() => chatModel(client, { id: 'local/echo' } as unknown as string)).toThrow(/, not an object$/);
+  expect(() => chatModel(client, ['local/echo'] as unknown as string)).toThrow(/, not an array$/);
+  await expect(attachmentFromBytes(null as unknown as Uint8Array, { filename: 'a.txt' })).rejects.toThrow(/^attachmentFromBytes\(\) takes bytes \(a Buffer or a Uint8Array\), not null$/);
+  await expect(attachmentFromBytes([104, 105] as unknown as Uint8Array, { filename: 'a.txt' })).rejects.toThrow(/, not an array$/);
 });

@@ -112,3 +112,25 @@ it('management: true sends the management key where one is set, as router keys d
   const plain = await clientFromProfile({ env: { ...env, ROUTER_MANAGEMENT_KEY: managementKey } });
   await expect(plain.credits.get().finally(() => plain.close())).rejects.toThrow();
 });
+
+it("onNote hears the notes router prints on stderr for the same settings, word for word; without it the client is made all the same", async () => {
+  // A mistyped variable, a switch read as off, and two variables before the named profile's fields (one by its /v1 only).
+  const over = { ROUTER_PROFILE: 'stale', ROUTER_API_KEY: key, ROUTER_API_ROOT: `${emu.apiRoot}/v1`, ROUTER_MODLE: 'local/echo', ROUTER_NO_LOG: 'on' };
+  const r = await runInProcess(['chat', '-m', 'local/echo', 'from the profile'], { env: { ...cli, ...over } });
+  expect(r.code, r.stderr).toBe(0);
+  const said = r.stderr.split('\n').filter(Boolean);
+  expect(said).toEqual([
+    'note: ROUTER_NO_LOG="on" is read as off (1, true or yes turns it on)',
+    'note: router reads no ROUTER_MODLE: did you mean ROUTER_MODEL? (it is left unread)',
+    'note: the environment goes before profile "stale" for api_root (ROUTER_API_ROOT), api_key (ROUTER_API_KEY): unset those to use the profile\'s',
+  ]);
+  const heard: string[] = [];
+  expect(await echo({ env: { ...env, ...over }, onNote: (line) => heard.push(line) })).toBe('from the profile');
+  expect(heard).toEqual(said);
+  expect(await echo({ env: { ...env, ...over } })).toBe('from the profile');
+  // The model, a budget: settings a client is not made with, said by the commands that use them only.
+  heard.length = 0;
+  await (await clientFromProfile({ env: { ...env, ROUTER_PROFILE: 'stale', ROUTER_MONTHLY_BUDGET: '5' }, onNote: (line) => heard.push(line) })).close();
+  expect(heard).toEqual([]);
+  await expect(clientFromProfile({ env, onNote: 'console.error' } as never)).rejects.toThrow(new ValidationError('clientFromProfile() onNote must be a function that takes each note, not "console.error"'));
+});

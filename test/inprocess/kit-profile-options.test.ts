@@ -35,6 +35,11 @@ it('a profile name given as the options is refused, saying how to give it', asyn
 
 it('a profile that is no name, or an empty one, is refused as router --profile refuses it', async () => {
   expect(await refusal(() => clientFromProfile({ profile: 5 as never, env }))).toBe("clientFromProfile() profile must be a profile's name, not 5");
+  // Were "not number", "a list", the profile's JSON ({}, ["work"]): as every check of the kit names what it was given.
+  expect(await refusal(() => clientFromProfile(5 as never))).toBe('clientFromProfile() takes an object of options, not 5');
+  expect(await refusal(() => clientFromProfile(['work'] as never))).toBe('clientFromProfile() takes an object of options, not an array');
+  expect(await refusal(() => clientFromProfile({ profile: ['work'] as never, env }))).toBe("clientFromProfile() profile must be a profile's name, not an array");
+  expect(await refusal(() => clientFromProfile({ profile: {} as never, env }))).toBe("clientFromProfile() profile must be a profile's name, not an object");
   expect(await refusal(() => clientFromProfile({ profile: '', env }))).toBe("clientFromProfile() profile must be a profile's name, not empty (without it, the current profile is used)");
 });
 

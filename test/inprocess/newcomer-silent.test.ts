@@ -6,7 +6,7 @@ import { main } from '../../src/cli/main.js';
 import { testStreams } from '../support/inprocess.js';
 import { until } from '../support/until.js';
 import { unknownReplCommand } from '../../src/cli/commands/chat/repl-checks.js';
-import { ENV_NAMES } from '../../src/cli/flags/env-names.js';
+import { ENV_NAMES } from '../../src/config/env-names.js';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
 
 // Issue 46, round 3: what was still cut, dropped or misread with nothing said, found from the installed package.

@@ -30,15 +30,24 @@ report.statusJson = run(['auth', 'status', '--json']);
 report.chat = run(['chat', '-m', 'local/echo', 'from the keychain']);
 // The kit's clientFromProfile() reads the same entry, as router chat does; one the keychain lacks: key_unavailable.
 const kit = await import(join(bin, '..', '..', 'dist', 'kit', 'index.js'));
-const kitAsk = async (profile) => {
+const kitAsk = async (profile, env) => {
   try {
-    const said = (await kit.chatModel(await kit.clientFromProfile({ profile }), 'local/echo').prompt('from the kit')).text;
+    const said = (await kit.chatModel(await kit.clientFromProfile({ profile, env }), 'local/echo').prompt('from the kit')).text;
     return { said };
   } catch (err) {
     return { code: err.code, message: err.message, printedKey: String(err.message).includes(key) };
   }
 };
 report.kit = await kitAsk('default');
+// The D-Bus session is the one of the env given, as every other variable is: not this process's (was read from process.env).
+const { DBUS_SESSION_BUS_ADDRESS: bus, ...busless } = process.env;
+report.kitBusless = await kitAsk('default', busless);
+const program = `const kit = await import(${JSON.stringify(join(bin, '..', '..', 'dist', 'kit', 'index.js'))});
+const env = { ...process.env, DBUS_SESSION_BUS_ADDRESS: process.env.KIT_BUS };
+const client = await kit.clientFromProfile({ env }).catch((err) => ({ err }));
+process.stdout.write(client.err ? 'error: ' + client.err.message : (await kit.chatModel(client, 'local/echo').prompt('from the env given')).text);`;
+const child = spawnSync(process.execPath, ['--input-type=module', '-e', program], { env: { ...busless, KIT_BUS: bus }, encoding: 'utf8' });
+report.kitEnvBus = { code: child.status, stdout: child.stdout, printedKey: (child.stdout + child.stderr).includes(key) };
 report.get = run(['config', 'get', 'api_key']);
 report.list = run(['config', 'list', '--json']);
 // A key saved to the file (ROUTER_KEYCHAIN=off), then moved.

@@ -66,7 +66,7 @@ export const remove = defineCommand({
     if (!s.delete(name)) throw noProfile(name, s.names());
     const { forgetEntry } = await import('../../../config/key-store.js');
     for (const account of accounts) {
-      const problem = await forgetEntry(account);
+      const problem = await forgetEntry(account, io.env);
       if (problem) io.note(`warning: ${problem}`);
     }
     io.info(`deleted profile "${name}"${accounts.length ? ' and its keys in the keychain' : ''}`);

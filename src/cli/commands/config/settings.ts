@@ -98,7 +98,7 @@ export const get = defineCommand({
     const { maskKey, shownValue } = await import('../../../config/settings.js');
     const s = await readStore(io);
     const profile = existingProfileFor(io, s, opts, flags);
-    const raw = f === 'api_key' || f === 'management_key' ? await storedKey(s.get(profile), profile, f, io.interrupt) : s.get(profile)?.[f];
+    const raw = f === 'api_key' || f === 'management_key' ? await storedKey(s.get(profile), profile, f, io.env, io.interrupt) : s.get(profile)?.[f];
     if (raw === undefined) {
       const byCommand = s.get(profile)?.[`${f}_command` as Field] ? ` (${f}_command gives it)` : '';
       throw new CliError(`${f} is not set in profile "${profile}"${byCommand || (await import('./unset-setting.js')).whenUnset(f)}`, EXIT.NOT_FOUND);
@@ -126,7 +126,7 @@ export const unset = defineCommand({
     const place = key ? keyPlace({ ...s.get(profile), [`${key}_command`]: undefined }, key) : undefined;
     if (key ? place === undefined : s.get(profile)?.[f] === undefined) return io.info(`${f} was not set in profile "${profile}"`);
     if (key) {
-      const problem = await forgetKey(s, profile, key);
+      const problem = await forgetKey(s, profile, key, io.env);
       if (problem) io.note(`warning: ${problem}`);
     } else s.unset(profile, f);
     io.info(`unset ${f} of profile "${profile}"${place === 'keychain' ? ' (removed from the keychain)' : ''}`);

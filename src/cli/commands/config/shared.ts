@@ -67,12 +67,12 @@ export function sayStored(io: IO, saved: SavedKey, profile: string, field: KeyFi
 }
 
 /** A key of a profile as stored: in the file, or read from the keychain (a CliError, exit 3, when it cannot be). */
-export async function storedKey(p: Profile | undefined, profile: string, field: KeyField, signal?: AbortSignal): Promise<string | undefined> {
+export async function storedKey(p: Profile | undefined, profile: string, field: KeyField, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<string | undefined> {
   const account = p?.[`${field}_keychain`];
   if (!account) return p?.[field];
   const { readKey, KeyUnavailableError } = await import('../../../config/key-source.js');
   try {
-    return await readKey({ kind: 'keychain', name: profile, field, account }, {}, signal);
+    return await readKey({ kind: 'keychain', name: profile, field, account }, env, signal);
   } catch (err) {
     throw err instanceof KeyUnavailableError ? new CliError(err.message, EXIT.AUTH) : err;
   }

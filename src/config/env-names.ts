@@ -1,10 +1,12 @@
 /**
  * The environment variables router reads (test/inprocess/newcomer-silent.test.ts keeps the list whole):
- * a `ROUTER_*` variable that is none of them, yet close to one, is most likely a typo left unread.
+ * a `ROUTER_*` variable that is none of them, yet close to one, is most likely a typo left unread. And the notes
+ * router says as it reads the settings: the CLI on stderr (src/cli/context.ts), clientFromProfile to its onNote.
  */
-import { ATTRIBUTION_ENV, BATCHES_PATH_ENV, BUDGET_ENV, DEFAULT_ENV, KEY_ENV, MCP_ENV } from '../../config/fields.js';
-import { closest } from '../../internal/did-you-mean.js';
-import { switchUnclear } from '../../internal/env-switch.js';
+import { ATTRIBUTION_ENV, BATCHES_PATH_ENV, BUDGET_ENV, DEFAULT_ENV, KEY_ENV, MCP_ENV } from './fields.js';
+import { closest } from '../internal/did-you-mean.js';
+import { switchUnclear } from '../internal/env-switch.js';
+import type { Settings } from './settings.js';
 
 export const ENV_NAMES: readonly string[] = [
   ...Object.values(KEY_ENV), 'ROUTER_API_ROOT', 'ROUTER_PROFILE', ...Object.values(DEFAULT_ENV), ...Object.values(BUDGET_ENV), MCP_ENV,
@@ -31,11 +33,10 @@ export function mistypedEnv(env: NodeJS.ProcessEnv): string[] {
     }));
 }
 
-/** Other tools' names for the key that router reads as ROUTER_API_KEY: the first one set, where router found no key. */
-const OTHER_KEY_NAMES = ['OPENROUTER_API_KEY', 'OPENAI_API_KEY'];
-
-/** Where no key was found and another tool's key variable is set: that it is not read and how to pass it ('' if none is set). */
-export function otherToolsKey(env: NodeJS.ProcessEnv): string {
-  const name = OTHER_KEY_NAMES.find((n) => env[n]?.trim());
-  return name ? ` (${name} is set, and not read: router's is ROUTER_API_KEY, as in export ROUTER_API_KEY="$${name}")` : '';
+/** The notes of reading `settings` from `env`: the mistyped variables, and the fields of a profile named on purpose that a variable goes before. */
+export function settingsNotes(settings: Pick<Settings, 'profile' | 'overridden'>, env: NodeJS.ProcessEnv): string[] {
+  const lines = mistypedEnv(env);
+  const over = settings.overridden;
+  if (over?.length) lines.push(`note: the environment goes before profile "${settings.profile}" for ${over.map((o) => `${o.field} (${o.env})`).join(', ')}: unset ${over.length > 1 ? 'those' : 'it'} to use the profile's`);
+  return lines;
 }
