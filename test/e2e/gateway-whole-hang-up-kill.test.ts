@@ -1,48 +1,48 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startEmulator, type Emulator } from '../../dist/emulator/server.js';
 import { servesKilledAfterEach, stateAtNextStart, type Serve } from '../support/serve-process.js';
+import { answerTokens, holdingUpstream, localUpstream, type LocalUpstream } from '../support/upstreams.js';
 import { SETTLE } from '../support/until.js';
 
 // A gateway killed -9 while it reads a whole answer its caller hung up on (docs/gateway.md, Hang-ups): the
 // hold is given back at the next start, or the charge kept, once, with the generation that explains it.
+// The upstream holds each request until the test answers it (before: a slow fault of 3 s, which a loaded machine
+// could outlast before the test read the hold, and the test then waited for a change that had already come).
 const dir = mkdtempSync(join(tmpdir(), 'router-whole-kill-'));
-let upstream: Emulator;
+const holding = holdingUpstream(() => 40);
+let upstream: LocalUpstream;
 const serving = servesKilledAfterEach();
 const round = (n: number) => Math.round(n * 1e10) / 1e10;
 
 beforeAll(async () => {
-  upstream = await startEmulator({ stateDir: join(dir, 'upstream'), port: 0 });
+  upstream = await localUpstream(holding.handler);
 });
 afterAll(async () => {
   await upstream?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const upstreamAsked = () => upstream.requestLog.filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions').length;
-
-/** A gateway on `state` in front of the upstream, its answer slowed by `delayMs`; the caller hangs up once the upstream has the request. */
-async function hangUpOn(state: string, delayMs: number, env: Record<string, string> = {}): Promise<Serve> {
+/** A gateway on `state` in front of the upstream; the caller hangs up once the upstream holds the request, unanswered. */
+async function hangUpOn(state: string, env: Record<string, string> = {}): Promise<{ g: Serve; held: ServerResponse }> {
   const providers = join(dir, 'providers.yaml');
-  writeFileSync(providers, `providers:\n  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, models: { test/m: local/lorem }, prices: { test/m: { prompt: 0.000001, completion: 0.000002 } } }\n`);
-  const faults = await fetch(`${upstream.apiRoot}/_emulator/faults`, { method: 'POST', headers: { authorization: `Bearer ${upstream.store.firstKeys().managementKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ faults: [`slow,delay_ms=${delayMs},times=1,path=/v1/chat/completions`] }) });
-  expect(faults.status).toBe(200);
-  const g = await serving(['--state', state, '--providers', providers], { UP_KEY: upstream.store.firstKeys().apiKey, ...env });
-  const before = upstreamAsked();
+  writeFileSync(providers, `providers:\n  - { name: up, base_url: "${upstream.baseUrl}", models: { test/m: m }, prices: { test/m: { prompt: 0.000001, completion: 0.000002 } } }\n`);
+  const g = await serving(['--state', state, '--providers', providers], env);
+  const arrived = holding.next();
   const caller = new AbortController();
-  const answer = fetch(`${g.info.api_root}/v1/chat/completions`, { method: 'POST', signal: caller.signal, headers: { authorization: `Bearer ${g.info.api_key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/m', max_tokens: 40, messages: [{ role: 'user', content: 'write 20 words' }] }) });
-  await vi.waitFor(() => expect(upstreamAsked()).toBe(before + 1), SETTLE);
+  const answer = fetch(`${g.info.api_root}/v1/chat/completions`, { method: 'POST', signal: caller.signal, headers: { authorization: `Bearer ${g.info.api_key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/m', max_tokens: 40, messages: [{ role: 'user', content: 'hold' }] }) });
+  await arrived;
   caller.abort();
   await expect(answer).rejects.toThrow();
-  return g;
+  return { g, held: holding.held.at(-1)! };
 }
 
 describe('a gateway killed -9 while it reads a whole answer its caller left', () => {
   it('before the answer came: the hold is given back at the next start, nothing charged', async () => {
     const state = join(dir, 'before');
-    const g = await hangUpOn(state, 600_000);
+    const { g } = await hangUpOn(state);
     g.child.kill('SIGKILL');
     await g.exited;
     expect(await stateAtNextStart(state)).toEqual({ usage: 0, generations: [] });
@@ -55,12 +55,14 @@ describe('a gateway killed -9 while it reads a whole answer its caller left', ()
     ['once the charge replaced the hold', false],
   ])('killed %s: charged once, as its generation says', async (_name, atLine) => {
     const state = join(dir, `killed-${atLine}`);
-    const g = await hangUpOn(state, 3_000, atLine ? { ROUTER_EMULATOR_CRASH_AT: 'journal-line-written:2' } : {});
-    if (!atLine) {
+    const { g, held } = await hangUpOn(state, atLine ? { ROUTER_EMULATOR_CRASH_AT: 'journal-line-written:2' } : {});
+    if (atLine) answerTokens(held, 40);
+    else {
       // The hold was taken before the upstream was asked; the answer's charge replaces it.
-      const held = await used(g);
-      expect(held).toBeGreaterThan(0);
-      await vi.waitFor(async () => expect(await used(g)).not.toBe(held), SETTLE);
+      const hold = await used(g);
+      expect(hold).toBeGreaterThan(0);
+      answerTokens(held, 40);
+      await vi.waitFor(async () => expect(await used(g)).not.toBe(hold), SETTLE);
       g.child.kill('SIGKILL');
     }
     await g.exited;

@@ -1,10 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ConnectionError, RouterClient, TimeoutError } from '../../src/client/index.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { deadPort } from '../support/upstreams.js';
 
 // A program switches on a client error's `code`, as it does on a kit error's: each one of docs/library.md's table.
 let emu: Emulator;
@@ -25,15 +25,6 @@ function documentedCodes(): string[] {
   return [...section.matchAll(/^\|[^|]*\| `([a-z_]+)` \|/gm)].map((m) => m[1]!);
 }
 
-/** A port of this machine nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
-}
-
 async function failure(apiRoot: string, opts: { timeoutMs?: number; fault?: string } = {}): Promise<unknown> {
   const client = new RouterClient({ apiKey: emu.store.firstKeys().apiKey, apiRoot, maxRetries: 0, timeoutMs: opts.timeoutMs });
   try {
@@ -51,7 +42,7 @@ it('a refused connection and a timeout each have a documented code; the system c
   const documented = documentedCodes();
   expect(documented).toEqual(expect.arrayContaining(['refused', 'timeout', 'failed', 'invalid_request']));
 
-  const refused = await failure(`http://127.0.0.1:${await closedPort()}/api`);
+  const refused = await failure(`http://127.0.0.1:${await deadPort()}/api`);
   expect(refused).toBeInstanceOf(ConnectionError);
   expect(refused).toMatchObject({ code: 'refused', maybeDelivered: false, cause: { code: 'ECONNREFUSED' } });
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
 import { until } from '../support/until.js';
+import { deadPort } from '../support/upstreams.js';
 import { running } from '../support/run-process.js';
 import { EVERYTHING, everythingOverHttp } from '../support/everything-server.js';
 
@@ -211,10 +212,8 @@ describe('--mcp over Streamable HTTP', () => {
   });
 
   it('a URL where no server listens: one line, exit 12', async () => {
-    const closed = createHttpServer();
-    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-    const port = (closed.address() as { port: number }).port;
-    await new Promise((r) => closed.close(r));
+    // Not a port of a server opened and closed here: another file's server could be given it and answer.
+    const port = await deadPort();
     const r = await run(['chat', '--model', 'local/tools', '--mcp', `http://127.0.0.1:${port}/mcp`, 'hi']);
     expect(r.code).toBe(12);
     // Was: "could not start: fetch failed (ECONNREFUSED)": a URL's server is not started by router.

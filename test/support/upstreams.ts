@@ -90,9 +90,10 @@ function refuse(res: ServerResponse, status: number, message: string, headers: R
  * A port where nothing listens, and nothing will while the test runs: one below 1024 that refuses a connection now.
  * Before: a server's port opened and closed again, which the kernel may hand to the next server another test file
  * opens on port 0 (files run side by side), and that one would then answer for the "dead" provider.
+ * Never one of the ports the fetch standard blocks: fetch (an MCP server's URL) says "bad port" there, not refused.
  */
 export async function deadPort(): Promise<number> {
-  for (let port = 1023 - Math.floor(Math.random() * 100); port > 0; port--) if (await refuses(port)) return port;
+  for (let port = 1023 - Math.floor(Math.random() * 100); port > 0; port--) if (!FETCH_BLOCKS.has(port) && (await refuses(port))) return port;
   throw new Error('no port below 1024 refuses connections on 127.0.0.1');
 }
 
@@ -119,6 +120,9 @@ function ephemeralLow(): number {
     return 49152;
   }
 }
+
+/** The ports below 1024 the fetch standard blocks (https://fetch.spec.whatwg.org/#bad-port). */
+const FETCH_BLOCKS = new Set([1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995]);
 
 function refuses(port: number): Promise<boolean> {
   return new Promise((resolve) => {
