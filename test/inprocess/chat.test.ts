@@ -110,6 +110,9 @@ describe('bad input is refused before any request', () => {
     [['chat', '--frequency-penalty', '-3', 'x'], /between -2 and 2/],
     [['chat', '--presence-penalty', 'abc', 'x'], /^error: option '--presence-penalty <x>' argument 'abc' is invalid: not a number; see "router chat --help"$/m],
     [['chat', '--top-logprobs', '21', 'x'], /between 0 and 20/],
+    // A multiplier (1 = none): 0 or less was sent.
+    [['chat', '--repetition-penalty', '0', 'x'], /^error: option '--repetition-penalty <x>' argument '0' is invalid: must be more than 0 \(a multiplier: 1 is normal\); see "router chat --help"$/m],
+    [['chat', '--repetition-penalty=-1', 'x'], /must be more than 0/],
     [['chat', '--max-tokens', '0', 'x'], /at least 1/],
     [['chat', '--stop', 'a', '--stop', 'b', '--stop', 'c', '--stop', 'd', '--stop', 'e', 'x'], /at most 4/],
     [['chat', '--metadata', 'novalue', 'x'], /key=value/],

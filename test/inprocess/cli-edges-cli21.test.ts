@@ -117,9 +117,11 @@ describe('serve --check-drift: a provider down is not a drift', () => {
     expect(r.code).toBe(8);
     expect(r.stdout).toMatch(/^down {3}up-m-0000000000aa\.json: .*refused.*\nsame {3}up-m-0000000000bb\.json\n$/);
     expect(r.stderr).toBe('error: 1 of 2 recorded answers not asked again: the provider is down (refused or timed out); the other 1, the same shape\n');
-    // With a drift besides, the drift decides: exit 1.
+    // With a drift besides, the drift decides: exit 1 (`other`, the emulator asked with no key, answers 401 now).
     writeFileSync(join(folder, 'other-m-0000000000cc.json'), JSON.stringify({ ...cassette(answered), provider: 'other' }));
+    writeFileSync(yaml, `providers:\n  - { name: up, base_url: "http://127.0.0.1:9/v1", models: { t/m: m } }\n  - { name: other, base_url: "${t.apiRoot}", models: { t/o: m } }\n`);
     const both = await run(['serve', '--providers', yaml, '--check-drift', folder]);
+    expect(both.stdout).toContain('drift  other-m-0000000000cc.json\n  - status: 200\n');
     expect(both.code).toBe(1);
     expect(both.stderr).toBe('error: 1 of 3 recorded answers changed shape or could not be asked again; 1 not asked: the provider is down (refused or timed out)\n');
   });

@@ -80,6 +80,14 @@ describe('RouterClient', () => {
     const err = await client.batches.get('batch_none').catch((e) => e);
     expect(err).toBeInstanceOf(APIError);
     expect(err.status).toBe(404);
+    // A speed of 0 or less, NaN (JSON's null) or a string: refused before it is sent (was sent; the service's 400).
+    const asked = emu.requestLog.length;
+    for (const speed of [0, -1, Number.NaN, Infinity, '2' as unknown as number]) {
+      const bad = await mgmt.speech.create({ model: 'local/tts', voice: 'alloy', input: 'x', speed }).catch((e) => e);
+      expect(bad).toBeInstanceOf(ValidationError);
+      expect(bad.message).toMatch(/^speed must be a number over 0 \(a multiplier: 1 is normal\), not .+: nothing was sent$/);
+    }
+    expect(emu.requestLog.length).toBe(asked);
     const forbidden = await client.speech.create({ model: 'local/tts', voice: 'alloy', input: 'x' }).catch((e) => e);
     expect(forbidden).toBeInstanceOf(APIError);
     expect(forbidden.status).toBe(403);

@@ -11,7 +11,8 @@ import { recordedChats } from '../support/recorded-cassettes.js';
 // Cassettes `router serve` took and then never used as written: one naming a provider the providers file does not
 // have loaded without a word (a replay miss named it only later); one holding both `body` and `chunks` replayed the
 // chunks, `body` dropped; a misspelt member (`broken_reson`) was ignored. Each is now refused when the folder is read:
-// one line naming the file and what is wrong, exit 2, as a providers file's mistake is.
+// one line naming the file and what is wrong, exit 2, as a providers file's mistake is. `--check-drift` said a cassette
+// of a provider not in the file (or of an endpoint it does not serve) as an `error` line, exit 1: now refused as replay does.
 const t = startedForAll(() => startCliEnv());
 const recorded: Record<string, any> = {};
 const FILE = 'up-m-0123456789ab.json';
@@ -71,11 +72,11 @@ describe('cassettes router serve would take and not use as written', () => {
     ['member-typo', 'stream', (c: any): unknown => (c.response.broken_reson = 'timeout'), 'response: unknown member "broken_reson" (did you mean broken_reason?)'],
     ['top-typo', 'whole', (c: any): unknown => (c.endpiont = 'responses'), 'unknown member "endpiont" (did you mean endpoint?)'],
     ['failure-typo', 'whole', (c: any): unknown => (delete c.response.body, (c.response.failure = { reason: 'status', message: 'x', retry_afer: '1' })), 'response.failure: unknown member "retry_afer" (did you mean retry_after?)'],
-  ] as const)('%s: refused by --replay and --record, one line, exit 2', async (name, kind, edit, words) => {
+  ] as const)('%s: refused by --replay, --record and --check-drift, one line, exit 2', async (name, kind, edit, words) => {
     const folder = folderOf(name, kind, edit);
     // In this process first: a folder the gateway takes would leave `router serve` below listening.
     expect(await startSays(folder, `state-${name}-0`)).toBe(`cassette ${FILE}: ${words}`);
-    for (const flag of ['--replay', '--record']) {
+    for (const flag of ['--replay', '--record', '--check-drift']) {
       const r = await t.run(['serve', '--port', '0', '--state', join(t.dir, `state-${name}`), '--providers', providers, flag, folder]);
       expect(r).toMatchObject({ code: 2, stdout: '', stderr: `error: ${flag} ${folder}: cassette ${FILE}: ${words}\n` });
     }

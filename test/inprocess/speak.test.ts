@@ -98,6 +98,8 @@ describe('router speak', () => {
     t.clearRequests();
     for (const [args, msg] of [
       [['x', '--voice', 'alloy', '--model', 'local/tts', '--speed', 'fast'], /not a number/],
+      // Was sent, and the service's 400 came back: a multiplier of 0 or less means nothing.
+      ...['0', '-1', '-0', 'NaN', '1e309', ''].map((v): [string[], RegExp] => [['x', '--voice', 'alloy', '--model', 'local/tts', `--speed=${v}`], /^error: option '--speed <x>' argument '.*' is invalid: (must be more than 0 \(a multiplier: 1 is normal\)|not a number); see "router speak --help"$/m]),
       [['x', '--voice', 'alloy', '--model', 'local/tts', '--reference-audio', clip, '--reference-image', img], /cannot be mixed/],
       [['x', '--voice', 'alloy', '--model', 'local/tts', ...Array(4).fill(['--reference-audio', clip]).flat()], /1 to 3 times/],
       [['x', '--model', 'local/tts'], /^error: no voice: give --voice/],

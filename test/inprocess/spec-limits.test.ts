@@ -16,7 +16,7 @@ describe('limits the spec does not set', () => {
     expect(t.requests().at(-1)!.body).toMatchObject({ repetition_penalty: 2.5, min_p: 1.5, top_a: 3, top_k: -1 });
   });
 
-  it('speech: the speed is the model\'s to judge (the CLI sends any number); 1 only on a model without speed control (the spec\'s 400)', async () => {
+  it('speech: the speed is the model\'s to judge (the CLI sends any number over 0); 1 only on a model without speed control (the spec\'s 400)', async () => {
     // spec: speech.speed
     expect((await t.run(['speak', 'hi', '--voice', 'alloy', '--model', 'local/tts', '--speed', '4'], { env: mgmt() })).code).toBe(0);
     // local/tts takes 0.25 to 4, as OpenAI's TTS does: a speed near 0 would be hours of audio.

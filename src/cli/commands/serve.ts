@@ -149,7 +149,8 @@ function firstTry(config: GatewayConfig | undefined): string[] {
 
 /**
  * `--check-drift DIR`: one line a cassette on stdout (`same`, `drift` and its changes, `down`, `error`); exit 1 when any
- * drifted or could not be asked, else 8 when a provider is down (nothing known of its drift), else 0.
+ * drifted or could not be asked, else 8 when a provider is down (nothing known of its drift), else 0. A cassette replay would
+ * refuse (its provider not in the file, say) is refused as replay does: exit 2, nothing asked.
  */
 async function checkDrift(io: RunContext<FlagValues<typeof FLAGS>>['io'], dir: string, gateway: Awaited<ReturnType<typeof gatewayOptions>>): Promise<void> {
   if (!gateway) throw usage('--check-drift needs --providers FILE: the upstreams to ask again');

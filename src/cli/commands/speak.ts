@@ -3,7 +3,7 @@ import type { SpeechReference, SpeechRequest, SpeechTurn } from '../../client/re
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
 import type { FlagValues } from '../flags/flags.js';
-import { anyNumber, collect, collectNonEmpty, fallbackModelsFlag, modelFlag, nonEmpty, PROVIDER_FLAGS, ROUTING_FLAGS, SESSION_FLAGS } from '../flags/options.js';
+import { collect, collectNonEmpty, fallbackModelsFlag, modelFlag, multiplier, nonEmpty, PROVIDER_FLAGS, ROUTING_FLAGS, SESSION_FLAGS } from '../flags/options.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { boundNote, guardSpend, FIXED_SPEND_FLAGS } from '../spend/spend-guard.js';
 import { providerFrom, readFileFor, readJsonFile, textFromArgs } from '../io/input.js';
@@ -23,7 +23,7 @@ const FLAGS = {
   model: modelFlag("speech model, <author>/<slug> (default: ROUTER_SPEECH_MODEL, else the profile's speech_model)", 'speech'),
   models: fallbackModelsFlag('speech'),
   format: { flags: '--format <format>', help: "audio format (default: from -o's extension, else mp3)", choices: ['mp3', 'pcm'] },
-  speed: { flags: '--speed <x>', help: 'speaking speed, 1 = normal (honored by models with speed control; the others accept only 1)', parse: anyNumber },
+  speed: { flags: '--speed <x>', help: 'speaking speed, a multiplier over 0: 1 = normal, 2 twice as fast (honored by models with speed control; the others accept only 1)', parse: multiplier },
   instructions: { flags: '--instructions <text>', help: 'delivery instructions: tone, pacing, emotion', parse: nonEmpty },
   output: { flags: '-o, --output <file>', help: 'write the audio to FILE instead of stdout; an existing FILE is replaced once the audio is whole (kept on an error or Ctrl-C)' },
   turns: { flags: '--turns <file>', help: 'multi-speaker input: JSON array of {"text", "voice"?, "instructions"?}' },

@@ -44,6 +44,16 @@ export function secondsIn(min: number, max: number) {
 /** Any finite number: for values whose range is the provider's or the model's, not the API's. */
 export const anyNumber = numberIn(-Infinity, Infinity);
 
+/**
+ * A multiplier whose 1 changes nothing (a speed, a repetition penalty): any finite number over 0, its upper
+ * bound the model's. 0 or less is no multiplier at all: before, it was sent and the service answered 400.
+ */
+export function multiplier(value: string): number {
+  const n = anyNumber(value);
+  if (n <= 0) throw new InvalidArgumentError('must be more than 0 (a multiplier: 1 is normal).');
+  return n;
+}
+
 export function integerIn(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
     if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError('not an integer.');

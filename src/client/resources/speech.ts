@@ -1,4 +1,6 @@
 import { bodyChunks } from '../body-chunks.js';
+import { ValidationError } from '../errors.js';
+import { shownGiven } from '../../internal/shape.js';
 import { Resource, callHeaders, type CallOptions } from './shared.js';
 
 export interface SpeechTurn {
@@ -56,6 +58,9 @@ function headerJson(value: string | string[] | undefined): unknown {
 export class Speech extends Resource {
   /** Starts synthesis; the audio is streamed, never buffered whole. Retried on an error answer, never once it may have been carried out. */
   async create(params: SpeechRequest, opts: CallOptions = {}): Promise<SpeechStream> {
+    // A multiplier of 0 or less means nothing; a NaN or Infinity would go as JSON's null (before, sent all the same).
+    const speed = params.speed;
+    if (speed !== undefined && !(typeof speed === 'number' && Number.isFinite(speed) && speed > 0)) throw new ValidationError(`speed must be a number over 0 (a multiplier: 1 is normal), not ${shownGiven(speed)}: nothing was sent`);
     const path = '/audio/speech';
     const res = await this.core.send({
       method: 'POST',

@@ -93,9 +93,12 @@ export function takesByRequest(dir: string, providers?: readonly FileProvider[])
   return { byKey, stale };
 }
 
-/** The last take of each request of a folder (what replay answers once the others were), by file name: what --check-drift asks again. */
-export function lastTakes(dir: string): Take[] {
-  return [...takesByRequest(dir).byKey.values()].map((takes) => takes.at(-1)!).sort((a, b) => (a.file < b.file ? -1 : 1));
+/**
+ * The last take of each request of a folder (what replay answers once the others were), by file name: what --check-drift asks
+ * again; each of a provider of `providers` that serves its endpoint, as replay reads them (else CassetteFileError).
+ */
+export function lastTakes(dir: string, providers?: readonly FileProvider[]): Take[] {
+  return [...takesByRequest(dir, providers).byKey.values()].map((takes) => takes.at(-1)!).sort((a, b) => (a.file < b.file ? -1 : 1));
 }
 
 /** The take whose request differs least from `body` to `provider` (the first take of each request), and in what. */

@@ -101,14 +101,17 @@ export async function checkDrift(file: string, cassette: Cassette, adapter: Prov
   return { file, changes };
 }
 
-/** Every recorded request of `dir` (its last take: a retry's earlier ones are not asked again) sent again to its provider in `config`, one at a time (a cassette of another provider is skipped). */
+/**
+ * Every recorded request of `dir` (its last take: a retry's earlier ones are not asked again) sent again to its provider in
+ * `config`, one at a time. A cassette replay would refuse (of a provider not in `config`, or of an endpoint its provider does
+ * not serve) stops it before any is asked, as it stops a replay: CassetteFileError.
+ */
 export async function checkDriftAll(dir: string, config: GatewayConfig, report: (r: DriftReport) => void): Promise<DriftReport[]> {
   const adapters = new Map(config.providers.map((p) => [p.name, new OpenAICompatible(p)]));
   const out: DriftReport[] = [];
   try {
-    for (const { file, cassette } of lastTakes(dir)) {
-      const adapter = adapters.get(cassette.provider);
-      const r = adapter ? await checkDrift(file, cassette, adapter) : { file, changes: [], error: `provider ${cassette.provider} is not in the providers file` };
+    for (const { file, cassette } of lastTakes(dir, config.providers)) {
+      const r = await checkDrift(file, cassette, adapters.get(cassette.provider)!);
       report(r);
       out.push(r);
     }

@@ -1,4 +1,4 @@
-import { anyNumber, collect, GENERATION_FLAGS, integerIn, keyValue, nonEmpty, paramValue, numberIn, OUTPUT_FLAGS, REASONING_EFFORT_FLAG, ROUTING_FLAGS, stopSequence } from '../../flags/options.js';
+import { anyNumber, collect, GENERATION_FLAGS, integerIn, keyValue, multiplier, nonEmpty, paramValue, numberIn, OUTPUT_FLAGS, REASONING_EFFORT_FLAG, ROUTING_FLAGS, stopSequence } from '../../flags/options.js';
 import type { FlagTable, FlagValues } from '../../flags/flags.js';
 import { ANSWER_FLAGS, TOOL_FLAGS } from '../../flags/answer-flags.js';
 import type { SpendOptions } from '../../spend/spend-guard.js';
@@ -20,7 +20,7 @@ export const CHAT_FLAGS = {
   topA: { flags: '--top-a <p>', help: 'second relative-probability threshold (provider-dependent)', parse: anyNumber },
   frequencyPenalty: { flags: '--frequency-penalty <x>', help: '-2 to 2', parse: numberIn(-2, 2) },
   presencePenalty: { flags: '--presence-penalty <x>', help: '-2 to 2', parse: numberIn(-2, 2) },
-  repetitionPenalty: { flags: '--repetition-penalty <x>', help: '1 = none, above 1 penalizes repeats more (provider-dependent)', parse: anyNumber },
+  repetitionPenalty: { flags: '--repetition-penalty <x>', help: 'a multiplier over 0: 1 = none, above 1 penalizes repeats more (provider-dependent)', parse: multiplier },
   seed: { flags: '--seed <n>', help: 'random seed (integer)', parse: integerIn(Number.MIN_SAFE_INTEGER) },
   stop: { flags: '--stop <seq>', help: 'stop sequence, repeatable (at most 4)', parse: stopSequence },
   logprobs: { flags: '--logprobs', help: 'return log probabilities (see --json)' },
