@@ -82,6 +82,18 @@ describe('under a budget, a call whose cost its answer did not say', () => {
     expect(settled.real_cost).toBeGreaterThan(0);
     expect(settled.cost).toBeCloseTo(settled.real_cost! - 0.000354, 10);
   });
+  it("a cut call of another profile: the note names the --profile whose `usage --reconcile` settles it", async () => {
+    const state = freshState();
+    const env = { ROUTER_STATE_DIR: state, ROUTER_CONFIG_DIR: join(state, 'config'), ROUTER_DAILY_BUDGET: '0.0008' };
+    for (const p of ['home', 'work']) expect((await t.run(['config', 'set', 'model', 'local/lorem', '--profile', p], { env })).code).toBe(0);
+    await t.admin('faults', { faults: ['cut,after=3,times=1,path=/v1/chat/completions'] });
+    expect((await t.run([...CALL, '--profile', 'work'], { env })).code).toBe(8);
+    // Before: `router usage --reconcile` was named, which settles the run's profile ("home") alone: the line stayed at its bound.
+    const note = (await t.run(['usage', '--profile', 'home'], { env })).stderr;
+    expect(note, 'the note').toBe('note: 1 call counted at its bound ($0.000354 of the cost), not known when it ended (cut or killed): router usage --reconcile --profile work puts the charge beside those the service knows\n');
+    expect((await t.run(['usage', '--reconcile', '--profile', 'work'], { env })).code).toBe(0);
+    expect((await t.run(['usage', '--profile', 'home'], { env })).stderr).toBe('');
+  });
 });
 
 describe('chat -i under a budget, a turn whose answer is lost before any id came', () => {

@@ -12,12 +12,16 @@ import { costText, roundCost } from '../../internal/round-cost.js';
 import type { Totals } from './usage-activity.js';
 import { counted } from '../../internal/counted.js';
 import { tabLine } from '../io/described.js';
+import { shownName } from '../../config/fields.js';
 
 /** Calls counted at their bound (a ledger line's `unsettled`: a cut, a kill) that no --reconcile line has settled yet. */
 interface Unsettled {
   calls: number;
   cost: number;
 }
+
+/** How many of them each profile has: `usage --reconcile` settles the lines of its run's profile alone. */
+type UnsettledByProfile = Map<string, number>;
 
 const FLAGS = {
   since: { flags: '--since <when>', help: 'from this long ago (30m, 12h, 7d) or this date (2026-11-01)', default: '30d' },
@@ -37,7 +41,7 @@ export const usageCommand = defineCommand({
   flags: FLAGS,
   notes: `Piped, one tab-separated line per row, then one for the total: the --by key (day, model, …), calls, prompt tokens, completion tokens, total tokens, cost (USD).
 
-Every call (chat, responses, embed, speak, decide, and each batch once it ends) is one JSON line in $XDG_STATE_HOME/router/usage.jsonl: time, profile, command, endpoint, model, id or batch_id, tokens and the cost the service reported. --no-log (or ROUTER_NO_LOG=1, or router config set log off) leaves a call out. A batch counts once, on the day it was first seen ended, at its latest figures. A call whose cost was not known when it ended (a stream cut, a process killed) under a budget is counted at its bound until --reconcile settles it: stderr says how many (--json: unsettled {calls, cost}).
+Every call (chat, responses, embed, speak, decide, and each batch once it ends) is one JSON line in $XDG_STATE_HOME/router/usage.jsonl: time, profile, command, endpoint, model, id or batch_id, tokens and the cost the service reported. --no-log (or ROUTER_NO_LOG=1, or router config set log off) leaves a call out. A batch counts once, on the day it was first seen ended, at its latest figures. A call whose cost was not known when it ended (a stream cut, a process killed) under a budget is counted at its bound until --reconcile settles it (the run's profile's alone): stderr says how many, and the --profile of those another profile made (--json: unsettled {calls, cost}).
 
 With daily_budget or monthly_budget set (router config set daily_budget 2, or ROUTER_DAILY_BUDGET), a terminal also shows today's and this month's spend of the profile against them, as the budgets' checks count it: with what batches not yet seen ended and calls the ledger could not take hold, said apart (--json: budgets, each with spent and its unrecorded part).
 
@@ -76,15 +80,15 @@ function add(t: Totals, r: UsageRecord): void {
 }
 
 /** The ledger's records since `from`, summed per group as they are read: no record is held but a batch's latest. */
-async function totalsSince(env: NodeJS.ProcessEnv, from: number, keyOf: (r: UsageRecord) => string, alsoTo: ((r: UsageRecord, line: number) => void) | undefined, signal: AbortSignal): Promise<{ groups: Map<string, Totals>; total: Totals; unsettled: Unsettled; damaged: number; damagedLines: number[] }> {
+async function totalsSince(env: NodeJS.ProcessEnv, from: number, keyOf: (r: UsageRecord) => string, alsoTo: ((r: UsageRecord, line: number) => void) | undefined, signal: AbortSignal): Promise<{ groups: Map<string, Totals>; total: Totals; unsettled: Unsettled; byProfile: UnsettledByProfile; damaged: number; damagedLines: number[] }> {
   const groups = new Map<string, Totals>();
   const total = zero();
   // Bounds counted, by the call's id (a call with none, lost before its answer, can never be settled).
-  const bounds = new Map<string, number>();
+  const bounds = new Map<string, { cost: number; profile: string }>();
   let unreconcilable: Unsettled = { calls: 0, cost: 0 };
   const count = (r: UsageRecord) => {
     if (r.unsettled !== undefined) {
-      if (r.id) bounds.set(r.id, amount(r.cost));
+      if (r.id) bounds.set(r.id, { cost: amount(r.cost), profile: r.profile });
       else unreconcilable = { calls: unreconcilable.calls + 1, cost: unreconcilable.cost + amount(r.cost) };
     }
     const key = keyOf(r);
@@ -113,8 +117,10 @@ async function totalsSince(env: NodeJS.ProcessEnv, from: number, keyOf: (r: Usag
     if (Date.parse(r.time) >= from) count(r); // a time that is no date is no record
   }, signal, (line) => damagedLines.push(line));
   for (const r of batches.values()) if (Date.parse(r.time) >= from) count(r);
-  const unsettled = { calls: unreconcilable.calls + bounds.size, cost: roundCost(unreconcilable.cost + [...bounds.values()].reduce((a, b) => a + b, 0)) };
-  return { groups, total, unsettled, damaged: damaged + refused, damagedLines: damagedLines.sort((a, b) => a - b) };
+  const unsettled = { calls: unreconcilable.calls + bounds.size, cost: roundCost(unreconcilable.cost + [...bounds.values()].reduce((a, b) => a + b.cost, 0)) };
+  const byProfile: UnsettledByProfile = new Map();
+  for (const { profile } of bounds.values()) byProfile.set(profile, (byProfile.get(profile) ?? 0) + 1);
+  return { groups, total, unsettled, byProfile, damaged: damaged + refused, damagedLines: damagedLines.sort((a, b) => a - b) };
 }
 
 async function runUsage(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<void> {
@@ -133,13 +139,29 @@ async function runUsage(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<void
   const settings = await ctx.settings();
   const now = new Date();
   const spend = settings.dailyBudget !== undefined || settings.monthlyBudget !== undefined ? spendCounter(settings.profile, now) : undefined;
-  const { groups, total, unsettled, damaged, damagedLines } = await totalsSince(ctx.env, from, keyOf, spend?.add, ctx.signal);
+  const { groups, total, unsettled, byProfile, damaged, damagedLines } = await totalsSince(ctx.env, from, keyOf, spend?.add, ctx.signal);
   // A line no record can be read from may have held a cost: said, never dropped unseen.
   if (damaged) ctx.io.note(`warning: ${damagedWords(damaged, ledgerPath(ctx.env), damagedLines)} and skipped: what ${damaged === 1 ? 'it' : 'they'} cost is not counted here, nor by the budgets`);
   // Spent as the budgets' checks count it: the ledger's, and what holds keep past their processes (`unrecorded`: not in the ledger).
   const budgets = (await budgetsFor(ctx.env, settings, { now, known: spend?.total() })).map((b) => ({ name: b.name, profile: settings.profile, limit: b.limit, spent: b.spent, unrecorded: b.kept, left: roundCost(Math.max(0, b.limit - b.spent)), resets: b.resets.toISOString() }));
-  if (unsettled.calls) ctx.io.note(`note: ${counted(unsettled.calls, 'call')} counted at ${unsettled.calls === 1 ? 'its' : 'their'} bound ($${costText(unsettled.cost)} of the cost), not known when ${unsettled.calls === 1 ? 'it' : 'they'} ended (cut or killed): ${unsettled.calls > FLAGS.limit.default ? `router usage --reconcile --limit ${Math.min(unsettled.calls, 10_000)} (${FLAGS.limit.default} a run without it)` : 'router usage --reconcile'} puts the charge beside those the service knows`);
+  if (unsettled.calls) ctx.io.note(`note: ${counted(unsettled.calls, 'call')} counted at ${unsettled.calls === 1 ? 'its' : 'their'} bound ($${costText(unsettled.cost)} of the cost), not known when ${unsettled.calls === 1 ? 'it' : 'they'} ended (cut or killed): ${reconcileWords(unsettled.calls, byProfile, settings.profile)} the charge beside those the service knows`);
   return printTotals(ctx, { from, now, groups, total, budgets, unsettled });
+}
+
+/** The runs of `usage --reconcile` that settle them: this profile's, then each other profile's, which this run's would not touch. */
+function reconcileWords(calls: number, byProfile: UnsettledByProfile, current: string): string {
+  const run = (n: number, profile?: string) => `router usage --reconcile${profile === undefined ? '' : ` --profile ${shellWord(profile)}`}${n > FLAGS.limit.default ? ` --limit ${Math.min(n, 10_000)} (${FLAGS.limit.default} a run without it)` : ''}`;
+  const others = [...byProfile].filter(([p]) => p !== current).sort(([a], [b]) => a.localeCompare(b));
+  if (!others.length) return `${run(calls)} puts`;
+  const mine = calls - others.reduce((a, [, n]) => a + n, 0);
+  const runs: [string, number][] = [...(mine ? [[current, mine] as [string, number]] : []), ...others];
+  if (runs.length === 1) return `${run(calls, runs[0]![0])} puts`;
+  return `${runs.map(([p, n]) => `${run(n, p === current ? undefined : p)} (${counted(n, 'call')} of profile "${shownName(p)}")`).join(', ')} put`;
+}
+
+/** A profile's name as a shell reads it back: as it is, else in quotes. */
+function shellWord(name: string): string {
+  return /^[\w.@%+=:,-]+$/.test(name) ? name : `'${shownName(name).replace(/'/g, `'\\''`)}'`;
 }
 
 interface Budget {

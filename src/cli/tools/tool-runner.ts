@@ -112,6 +112,23 @@ export function mcpFrom(flag: string[] | undefined, settings: Settings): string 
   return `it is in ${sourceName(from)} (unset it to leave it out; --mcp gives servers in its place)`;
 }
 
+/**
+ * A tool's command or an MCP server's line (a command's arguments, a URL) that holds a key router knows is refused before
+ * anything starts or is sent: no key of router's goes to a tool or server (docs/keys.md), nor in `ps` to every user here.
+ */
+function refuseKeysGiven(src: ToolSources, secrets: (string | undefined)[]): void {
+  // A key under 8 characters is never hidden (docs/keys.md): it would be found in any text.
+  const keys = secrets.filter((k): k is string => typeof k === 'string' && k.length >= 8);
+  const holds = (text: string) => keys.some((k) => text.includes(k));
+  const why = 'no key of router\'s goes to a tool or an MCP server: give it a key of its own (router keys create NAME --limit 5) in a variable of yours it reads';
+  for (const f of src.local?.functions ?? []) {
+    if (f.command !== undefined && holds([f.command].flat().join(' '))) throw usage(`the command of tool ${visible(f.decl.name)} holds a key router knows (****): ${why}`);
+  }
+  for (const line of src.mcp ?? []) {
+    if (holds(line)) throw usage(`the command line or URL of an MCP server holds a key router knows (****): ${why}${src.mcpFrom ? `; ${src.mcpFrom}` : ''}`);
+  }
+}
+
 /** Starts the MCP servers and makes the local tools runnable; undefined when there are no function tools. */
 export async function openTools(src: ToolSources): Promise<ToolSet | undefined> {
   if (!src.local?.functions.length && !src.mcp?.length) return undefined;
@@ -120,6 +137,7 @@ export async function openTools(src: ToolSources): Promise<ToolSet | undefined> 
   const [{ knownKeys }, { markedKeysIn }] = await Promise.all([import('../../config/known-keys.js'), import('../../internal/key-marks.js')]);
   const known = knownKeys(src.env);
   const secrets = [...src.secrets, ...known.keys, ...Object.values(src.env).flatMap((v) => (v ? markedKeysIn(v, known.marks) : []))];
+  refuseKeysGiven(src, secrets);
   const env = toolEnv(src.env, secrets);
   // A tool runs as this user: it could read the keys from this process's /proc/PID/environ, unless hidden there.
   hideFromEnviron([...secrets, ...Object.values(KEY_ENV).map((name) => src.env[name])]);

@@ -19,7 +19,9 @@ export const list = defineCommand({
     const s = await readStore(io);
     const current = s.current();
     // Every setting a profile can hold: keys masked, a URL (API root, MCP server) without its user info.
-    const shown = (field: ProfileField, value: string | undefined) => (value === undefined ? null : SECRET_FIELDS.includes(field) ? maskKey(value) || null : shownValue(value));
+    // A key router knows written into another setting (an mcp line's --key) is **** as everywhere it prints.
+    const { withKnownKeysHidden } = await import('../../../config/known-keys.js');
+    const shown = (field: ProfileField, value: string | undefined) => (value === undefined ? null : SECRET_FIELDS.includes(field) ? maskKey(value) || null : withKnownKeysHidden(shownValue(value), io.env));
     const { keyPlace } = await import('../../../config/key-store.js');
     // A key kept in the keychain or given by a command is not read to be listed: where it is says enough.
     const rows = s.names().map((name) => {

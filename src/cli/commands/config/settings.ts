@@ -103,7 +103,8 @@ export const get = defineCommand({
       const byCommand = s.get(profile)?.[`${f}_command` as Field] ? ` (${f}_command gives it)` : '';
       throw new CliError(`${f} is not set in profile "${profile}"${byCommand || (await import('./unset-setting.js')).whenUnset(f)}`, EXIT.NOT_FOUND);
     }
-    const value = SECRET.includes(f) ? maskKey(raw) : shownValue(raw);
+    // A key router knows written into another setting (an mcp line's --key, a model) is **** as everywhere it prints.
+    const value = SECRET.includes(f) ? maskKey(raw) : (await import('../../../config/known-keys.js')).withKnownKeysHidden(shownValue(raw), io.env);
     if (opts.json) io.json({ profile, setting: f, value });
     else io.out(`${value}\n`);
     sayOverridden(io, f);
