@@ -62,7 +62,10 @@ describe('a text cut short is cut after its keys are hidden', () => {
 
   it("--verbose tool traces: a tool's result cut at 200 characters", async () => {
     const tools = join(t.dir, 'keyed-tools.json');
-    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'get_weather', description: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }, command: `printf "%0190d%s" 0 ${OTHER}` }]));
+    // The key comes from a file the tool reads: one written in its command line is refused before it runs (docs/keys.md).
+    const keyFile = join(t.dir, 'tool-prints-this.txt');
+    writeFileSync(keyFile, OTHER);
+    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'get_weather', description: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }, command: `printf "%0190d" 0; cat '${keyFile}'` }]));
     const r = await run(['chat', '--verbose', '--no-log', '--model', 'local/tools', '--tools', tools, 'weather in Paris']);
     expect(r.code).toBe(0);
     // Was: 190 zeros and the key's first 10 characters, then "… (226 characters)".
