@@ -42,19 +42,20 @@ describe('two gateways recording into one folder', () => {
     const reading = await serve(['--replay', cassettes], 'state-r');
     for (let i = 0; i < 2; i++) expect((await ask(reading.g)).status).toBe(404);
     const under = `replay: ${path} is a recording under way by another gateway (process ${first.g.child.pid}): not replayed (a gateway reads its cassettes when it starts); a --replay started after that recording ends replays it`;
-    expect(reading.stderr().split('\n').filter((l) => l === under)).toHaveLength(1);
+    // Its stderr pipe is read apart from its answers: waited for, not assumed read by now.
+    await vi.waitFor(() => expect(reading.stderr().split('\n').filter((l) => l === under)).toHaveLength(1), SETTLE);
     expect(reading.stderr()).not.toContain('stopped mid-stream');
     expect(existsSync(path)).toBe(true);
     await stop(reading);
 
     const second = await serve(['--replay', cassettes, '--record-missing'], 'state-2');
-    // Said (if at all) before it listens; an answer of its own makes sure stderr was read that far.
+    // Said (if at all) before it listens; its stderr pipe is read apart from its answers, so waited for below.
     expect((await ask(second.g, { ...BODY, messages: [{ role: 'user', content: 'another' }] })).status).toBe(200);
-    // Before: "record: ….json.partial was a partial recording (its gateway was stopped mid-stream): removed", the first's still under way.
-    expect(second.stderr()).not.toContain('partial recording');
     // It read the folder at its start as `--replay` alone does: the recording under way is said once (before: nothing).
     const recordsAgain = `record: ${path} is a recording under way by another gateway (process ${first.g.child.pid}): not replayed (a gateway reads its cassettes when it starts); a request for it is recorded again here`;
-    expect(second.stderr().split('\n').filter((l) => l === recordsAgain)).toHaveLength(1);
+    await vi.waitFor(() => expect(second.stderr().split('\n').filter((l) => l === recordsAgain)).toHaveLength(1), SETTLE);
+    // Before: "record: ….json.partial was a partial recording (its gateway was stopped mid-stream): removed", the first's still under way.
+    expect(second.stderr()).not.toContain('partial recording');
     expect(existsSync(path)).toBe(true);
     await stop(second);
     // Told apart by its name: `<file>.json.<pid>@<start>.partial`, the gateway writing it.
